@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import { parse, stringify, TomlError } from 'smol-toml';
+import { McpkitError } from '../../internal/errors.js';
+import { editJsonText, readJsonDocument } from '../../internal/json-document.js';
+import { setTomlTables } from './toml-merge.js';
+import type { ClientFormat } from './types.js';
+
+/** A client's config file as read: text and parsed value ({} when the file does not exist). */
+export interface ClientDocument {
+  file: string;
+  exists: boolean;
+  text: string;
+  value: Record<string, unknown>;
+}
+
+/** Reads a client's file in its syntax; a syntax error throws CONFIG_PARSE with line:col. */
+export async function readClientDocument(format: ClientFormat, file: string): Promise<ClientDocument> {
+  if (format.syntax !== 'toml') return readJsonDocument(file, { jsonc: format.syntax === 'jsonc' });
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT')
+      return { file, exists: false, text: '', value: {} };
+    throw new McpkitError('IO', `cannot read ${file}: ${(cause as Error).message}`, { cause, file });
+  }
+  try {
+    return { file, exists: true, text, value: parse(text) as Record<string, unknown> };
+  } catch (cause) {
+    if (!(cause instanceof TomlError)) throw cause;
+    const what = cause.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? 'invalid';
+    throw new McpkitError(
+      'CONFIG_PARSE',
+      `${file}:${cause.line}:${cause.column}: invalid TOML (${what}); fix the file by hand, mcpkit will not overwrite it`,
+      { cause, file },
+    );
+  }
+}
+
+/** The servers as a stand-alone snippet of the client's file (what `export` prints). */
+export function renderServers(
+  format: ClientFormat,
+  servers: Record<string, Record<string, unknown>>,
+): string {
+  const doc = nest(format.serversPath, servers);
+  return format.syntax === 'toml' ? stringify(doc) : `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/**
+ * The client's file with these servers set (added, or replaced in place), everything else kept. Returns
+ * the new text and notes about anything that could not be kept.
+ */
+export function mergeServers(
+  format: ClientFormat,
+  doc: ClientDocument,
+  servers: Record<string, Record<string, unknown>>,
+): { text: string; notes: string[] } {
+  if (format.syntax === 'toml') {
+    const [root = 'mcp_servers'] = format.serversPath;
+    const merged = setTomlTables(doc.text, doc.value, root, servers);
+    const notes = merged.commentsLost
+      ? [`${doc.file}: its layout could not be edited in place; rewritten in full, comments dropped`]
+      : [];
+    return { text: merged.text, notes };
+  }
+  const edits = Object.entries(servers).map(([name, value]) => ({
+    path: [...format.serversPath, name],
+    value,
+  }));
+  return { text: editJsonText({ ...doc, jsonc: format.syntax === 'jsonc' }, edits), notes: [] };
+}
+
+function nest(path: readonly string[], value: unknown): Record<string, unknown> {
+  return path.reduceRight<Record<string, unknown>>(
+    (inner, key) => ({ [key]: inner }),
+    value as Record<string, unknown>,
+  );
+}

@@ -1,0 +1,53 @@
+// mcpkit/config — everything exported here is public API.
+export { isMcpkitError, McpkitError, type McpkitErrorCode } from '../internal/errors.js';
+export { type ClientContextOptions, clientContext } from './client-context.js';
+export { type ExportOptions, type ExportReport, exportServers } from './export.js';
+export { clientFormat, isClientId } from './formats/clients.js';
+export { CLIENT_IDS, type ClientContext, type ClientFormat, type ClientId } from './formats/types.js';
+export {
+  type ImportOptions,
+  type ImportReport,
+  importServers,
+  type ServerNote,
+  sanitizeName,
+} from './import.js';
+export { MASK, maskEntry, maskUrl } from './mask.js';
+export {
+  type ConfigLocationOptions,
+  configFile,
+  homeDirectory,
+  SCOPES,
+  type Scope,
+  userConfigDir,
+} from './paths.js';
+export {
+  checkServerName,
+  formatJsonPath,
+  isStdioServer,
+  type ParseEntryResult,
+  parseServerEntry,
+  type RemoteServer,
+  RemoteServerSchema,
+  type ServerEntry,
+  ServerEntrySchema,
+  ServerNameSchema,
+  type StdioServer,
+  StdioServerSchema,
+  type Transport,
+  transportOf,
+  type ValidationIssue,
+} from './schema.js';
+export {
+  type AddServersOptions,
+  addServers,
+  type ConfiguredServer,
+  checkNamedEntry,
+  effectiveServers,
+  findServer,
+  type LoadedConfig,
+  loadConfig,
+  removeServerFrom,
+  SERVERS_KEY,
+  scopesDefining,
+} from './store.js';
+export { expandServerEntry, findVariables, replaceVariables, type VariableReference } from './variables.js';

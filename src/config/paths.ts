@@ -1,0 +1,35 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where mcpkit's own config lives: `project` is `.mcp.json` in the working directory, `user` is per user. */
+export type Scope = 'project' | 'user';
+
+/** The scopes in precedence order: a name in `project` shadows the same name in `user`. */
+export const SCOPES: readonly Scope[] = ['project', 'user'];
+
+/** The process facts config locations depend on; tests and embedders pass their own. */
+export interface ConfigLocationOptions {
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The user's home directory: `$HOME` when set, so tests can point it elsewhere. */
+export function homeDirectory(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env.HOME || homedir();
+}
+
+/**
+ * The user config directory: `$MCPKIT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mcpkit`, else
+ * `~/.config/mcpkit`.
+ */
+export function userConfigDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (env.MCPKIT_CONFIG_DIR) return env.MCPKIT_CONFIG_DIR;
+  const base = env.XDG_CONFIG_HOME || join(homeDirectory(env), '.config');
+  return join(base, 'mcpkit');
+}
+
+/** The file that holds a scope's servers. No search of parent directories, as MCP clients do. */
+export function configFile(scope: Scope, options: ConfigLocationOptions = {}): string {
+  if (scope === 'project') return join(options.cwd ?? process.cwd(), '.mcp.json');
+  return join(userConfigDir(options.env ?? process.env), 'config.json');
+}

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+
+/**
+ * The server entry: the shape MCP clients already use in `.mcp.json`. Objects are loose so keys another
+ * tool keeps in the same entry survive a read-modify-write.
+ */
+
+/** A server name: `[A-Za-z0-9_-]{1,64}` without `__` (which separates server and tool in `mcp__a__b`). */
+export const ServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ -')
+  .refine((name) => !name.includes('__'), 'must not contain "__" (it separates server and tool names)');
+
+const StringMapSchema = z.record(z.string(), z.string());
+const MillisecondsSchema = z.number().int().positive();
+const ToolListSchema = z.array(z.string().min(1));
+
+/** Keys every transport shares: timeouts in milliseconds, the disabled flag and tool filters. */
+const commonShape = {
+  /** Per-request timeout in milliseconds. */
+  timeout: MillisecondsSchema.optional(),
+  /** Time allowed for the connection and handshake, in milliseconds. */
+  startupTimeout: MillisecondsSchema.optional(),
+  disabled: z.boolean().optional(),
+  /** Only these tools are exposed (Gemini's name; Codex's `enabled_tools`). */
+  includeTools: ToolListSchema.optional(),
+  /** These tools are hidden; wins over `includeTools` (Codex's `disabled_tools`). */
+  excludeTools: ToolListSchema.optional(),
+};
+
+/** A server started as a child process speaking MCP on stdin/stdout. */
+export const StdioServerSchema = z.looseObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1, 'must not be empty'),
+  args: z.array(z.string()).optional(),
+  env: StringMapSchema.optional(),
+  cwd: z.string().min(1).optional(),
+  ...commonShape,
+});
+
+/** A remote server: Streamable HTTP (`type` "http" or absent) or the legacy HTTP+SSE transport. */
+export const RemoteServerSchema = z.looseObject({
+  type: z.enum(['http', 'sse']).optional(),
+  // Checked loosely: `${HOST}` may stand for the host until the server is used.
+  url: z
+    .string()
+    .regex(/^(https?:\/\/|\$\{)/i, 'must be an http:// or https:// URL (or start with a ${VAR})'),
+  headers: StringMapSchema.optional(),
+  ...commonShape,
+});
+
+/** Any server entry. Prefer {@link parseServerEntry}, which picks the branch and reports clear paths. */
+export const ServerEntrySchema = z.union([StdioServerSchema, RemoteServerSchema]);
+
+export type StdioServer = z.infer<typeof StdioServerSchema>;
+export type RemoteServer = z.infer<typeof RemoteServerSchema>;
+export type ServerEntry = z.infer<typeof ServerEntrySchema>;
+export type Transport = 'stdio' | 'http' | 'sse';
+
+/** One problem found in a value: where (JSON path segments from the entry) and what. */
+export interface ValidationIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export type ParseEntryResult = { ok: true; entry: ServerEntry } | { ok: false; issues: ValidationIssue[] };
+
+/**
+ * Validates an unknown value as a server entry, choosing the stdio or remote schema by its keys so the
+ * errors talk about the branch the user meant (a union's errors list both).
+ */
+export function parseServerEntry(value: unknown): ParseEntryResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, issues: [{ path: [], message: 'must be an object' }] };
+  }
+  const record = value as Record<string, unknown>;
+  const hasCommand = 'command' in record;
+  const hasUrl = 'url' in record;
+  if (hasCommand && hasUrl) {
+    return {
+      ok: false,
+      issues: [{ path: [], message: 'has both "command" (stdio) and "url" (remote); keep one' }],
+    };
+  }
+  const type = record.type;
+  if (type !== undefined && type !== 'stdio' && type !== 'http' && type !== 'sse') {
+    return { ok: false, issues: [{ path: ['type'], message: 'must be "stdio", "http" or "sse"' }] };
+  }
+  let schema: typeof StdioServerSchema | typeof RemoteServerSchema;
+  if (hasCommand || type === 'stdio') schema = StdioServerSchema;
+  else if (hasUrl || type === 'http' || type === 'sse') schema = RemoteServerSchema;
+  else {
+    return {
+      ok: false,
+      issues: [{ path: [], message: 'needs "command" (a stdio server) or "url" (an http/sse server)' }],
+    };
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, entry: parsed.data };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((issue) => ({
+      path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+      message: issue.message,
+    })),
+  };
+}
+
+/** Checks a name; returns the reason it is invalid, or undefined when it is fine. */
+export function checkServerName(name: string): string | undefined {
+  const parsed = ServerNameSchema.safeParse(name);
+  return parsed.success ? undefined : parsed.error.issues[0]?.message;
+}
+
+/** The transport an entry uses. */
+export function transportOf(entry: ServerEntry): Transport {
+  if ('command' in entry) return 'stdio';
+  return entry.type === 'sse' ? 'sse' : 'http';
+}
+
+/** True for a stdio entry. */
+export function isStdioServer(entry: ServerEntry): entry is StdioServer {
+  return 'command' in entry;
+}
+
+/** Formats JSON path segments as `a.b[0]["odd key"]`, the form error messages use. */
+export function formatJsonPath(segments: readonly (string | number)[]): string {
+  let out = '';
+  for (const segment of segments) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(segment)}]`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+/** Issues as one line: `path: message; path: message`, with `prefix` before each path. */
+export function formatIssues(
+  issues: readonly ValidationIssue[],
+  prefix: readonly (string | number)[] = [],
+): string {
+  return issues.map((issue) => `${formatJsonPath([...prefix, ...issue.path])}: ${issue.message}`).join('; ');
+}

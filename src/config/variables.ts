@@ -1,0 +1,91 @@
+import { McpkitError } from '../internal/errors.js';
+import { isStdioServer, type ServerEntry } from './schema.js';
+
+/**
+ * `${VAR}` and `${VAR:-default}` references, expanded when a server is used and never when written.
+ * `:-` follows POSIX: the default applies when VAR is unset or empty. Anything else in `${…}` (VS Code's
+ * `${input:x}`, `${workspaceFolder}`) is not ours and stays as written.
+ */
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** A `${NAME}` or `${NAME:-default}` found in a string. */
+export interface VariableReference {
+  raw: string;
+  name: string;
+  default?: string;
+}
+
+/** Replaces each reference in `text` with what `replace` returns for it. */
+export function replaceVariables(text: string, replace: (ref: VariableReference) => string): string {
+  return text.replace(REFERENCE, (raw, name: string, fallback: string | undefined) =>
+    replace(fallback === undefined ? { raw, name } : { raw, name, default: fallback }),
+  );
+}
+
+/** The references in `text`, in order. */
+export function findVariables(text: string): VariableReference[] {
+  const found: VariableReference[] = [];
+  replaceVariables(text, (ref) => {
+    found.push(ref);
+    return ref.raw;
+  });
+  return found;
+}
+
+/**
+ * Applies `map` to every string of an entry that may hold references (command, args, env values, cwd,
+ * url, header values), passing the JSON path of each for messages.
+ */
+export function mapEntryStrings<T extends ServerEntry>(
+  entry: T,
+  map: (value: string, path: string) => string,
+): T {
+  const mapRecord = (record: Record<string, string> | undefined, key: string) =>
+    record === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(record).map(([k, v]) => [k, map(v, `${key}.${k}`)]));
+  if (isStdioServer(entry)) {
+    const out = { ...entry, command: map(entry.command, 'command') };
+    if (entry.args) out.args = entry.args.map((arg, i) => map(arg, `args[${i}]`));
+    const env = mapRecord(entry.env, 'env');
+    if (env) out.env = env;
+    if (entry.cwd !== undefined) out.cwd = map(entry.cwd, 'cwd');
+    return out;
+  }
+  const out = { ...entry, url: map(entry.url, 'url') };
+  const headers = mapRecord(entry.headers, 'headers');
+  if (headers) out.headers = headers;
+  return out;
+}
+
+/**
+ * Expands the references of one server's entry against `env`. Every unset variable without a default is
+ * collected, and the error names each one, where it is used and the server.
+ */
+export function expandServerEntry<T extends ServerEntry>(
+  name: string,
+  entry: T,
+  env: Readonly<Record<string, string | undefined>>,
+): T {
+  const missing: string[] = [];
+  const expanded = mapEntryStrings(entry, (value, path) =>
+    replaceVariables(value, (ref) => {
+      const current = env[ref.name];
+      if (ref.default !== undefined) return current === undefined || current === '' ? ref.default : current;
+      if (current === undefined) {
+        missing.push(`${ref.name} (in ${path})`);
+        return ref.raw;
+      }
+      return current;
+    }),
+  );
+  if (missing.length > 0) {
+    const list = missing.join(', ');
+    throw new McpkitError(
+      'CONFIG_MISSING_VAR',
+      `server "${name}": environment variable ${list} is not set; set it or give a default with \${NAME:-default}`,
+      { server: name },
+    );
+  }
+  return expanded;
+}

@@ -1,0 +1,3 @@
+// mcpkit — everything exported here is public API. Each capability also has its own subpath
+// (`mcpkit/config`, …) so an embedder loads only what it uses.
+export * from './config/index.js';

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { McpkitError } from './errors.js';
+
+/**
+ * Writes `text` to `file` atomically: a temp file in the same directory, fsync, then rename over the
+ * target. Readers see the old content or the new, never half a file. A symlinked target (dotfile managers
+ * link `~/.claude.json` and friends) is resolved first so the link survives and the real file is updated;
+ * the existing file's mode is kept (some of these files hold tokens and are 0600).
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const target = await resolveTarget(file);
+  const dir = dirname(target);
+  await mkdir(dir, { recursive: true });
+  const mode = await stat(target).then(
+    (s) => s.mode & 0o777,
+    () => 0o644,
+  );
+  const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(temp, 'wx', mode);
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temp, target);
+  } catch (cause) {
+    await handle?.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw new McpkitError('IO', `cannot write ${file}: ${(cause as Error).message}`, { cause, file });
+  }
+}
+
+async function resolveTarget(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch {
+    // Missing file (the common case for a first write): write where we were told.
+    return file;
+  }
+}

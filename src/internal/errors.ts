@@ -1,0 +1,53 @@
+/**
+ * The one error type for local failures. Every instance carries a documented string `code` so callers
+ * branch on codes, never on message text; the CLI maps `usage` errors to exit 2 and the rest to exit 1.
+ */
+export type McpkitErrorCode =
+  /** A command-line argument or flag is wrong; the CLI exits 2. */
+  | 'USAGE'
+  /** A config file is not valid JSON / TOML; the message carries file:line:col. */
+  | 'CONFIG_PARSE'
+  /** A server entry does not match the schema; the message names the file and JSON path. */
+  | 'CONFIG_INVALID'
+  /** `${VAR}` without a default and VAR unset, when a server is used. */
+  | 'CONFIG_MISSING_VAR'
+  /** No server of that name in the scopes looked at. */
+  | 'SERVER_NOT_FOUND'
+  /** `add` of a name that exists without `--force`. */
+  | 'SERVER_EXISTS'
+  /** Reading or writing a file failed (permissions, disk). */
+  | 'IO';
+
+/** Where a failure happened, for messages and for programs that handle the error. */
+export interface McpkitErrorContext {
+  file?: string;
+  server?: string;
+}
+
+/** A local failure with a stable `code`, optional `cause` and context (file, server). */
+export class McpkitError extends Error {
+  override readonly name = 'McpkitError';
+  readonly code: McpkitErrorCode;
+  readonly context: McpkitErrorContext;
+
+  constructor(
+    code: McpkitErrorCode,
+    message: string,
+    options: { cause?: unknown } & McpkitErrorContext = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    const { cause: _cause, ...context } = options;
+    this.context = context;
+  }
+}
+
+/** True when `value` is an McpkitError, optionally with the given code. */
+export function isMcpkitError(value: unknown, code?: McpkitErrorCode): value is McpkitError {
+  return value instanceof McpkitError && (code === undefined || value.code === code);
+}
+
+/** The message of anything thrown, for one-line reports. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
