@@ -162,7 +162,7 @@ function toNative(spec: JsonClientSpec, entry: ServerEntry): Conversion<Record<s
   }
   if (entry.startupTimeout !== undefined)
     notes.push(`startupTimeout dropped: ${spec.label} has no such setting`);
-  if (entry.disabled) out.disabled = true;
+  if (spec.disabled && entry.disabled !== undefined) out.disabled = entry.disabled;
   for (const key of ['includeTools', 'excludeTools'] as const) {
     const list = entry[key];
     if (list === undefined) continue;
