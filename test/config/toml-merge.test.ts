@@ -1,0 +1,48 @@
+import { parse } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { setTomlTables } from '../../src/config/formats/toml-merge.js';
+
+describe('setTomlTables', () => {
+  it('replaces named tables and their sub-tables, keeping comments and other tables', () => {
+    const text = [
+      '# top comment',
+      'model = "o3"',
+      '',
+      '[mcp_servers.a]',
+      'command = "old"',
+      '[mcp_servers.a.env]',
+      'X = "1"',
+      '',
+      '[mcp_servers."b.c"] # quoted name',
+      'command = "keep"',
+      '',
+      '[other]',
+      'k = 1 # trailing',
+    ].join('\n');
+    const result = setTomlTables(text, parse(text), 'mcp_servers', { a: { command: 'new' } });
+    expect(result.commentsLost).toBe(false);
+    expect(result.text).toContain('# top comment');
+    expect(result.text).toContain('k = 1 # trailing');
+    expect(result.text).not.toContain('command = "old"');
+    expect(parse(result.text)).toEqual({
+      model: 'o3',
+      mcp_servers: { a: { command: 'new' }, 'b.c': { command: 'keep' } },
+      other: { k: 1 },
+    });
+  });
+
+  it('falls back to a full rewrite when servers are inline tables', () => {
+    const text = '# gone\nmcp_servers = { a = { command = "old" } }\n';
+    const result = setTomlTables(text, parse(text), 'mcp_servers', {
+      a: { command: 'new' },
+      b: { command: 'b' },
+    });
+    expect(result.commentsLost).toBe(true);
+    expect(parse(result.text)).toEqual({ mcp_servers: { a: { command: 'new' }, b: { command: 'b' } } });
+  });
+
+  it('adds to an empty file', () => {
+    const result = setTomlTables('', {}, 'mcp_servers', { a: { command: 'x', args: ['-y'] } });
+    expect(result.text).toBe('[mcp_servers.a]\ncommand = "x"\nargs = [ "-y" ]\n');
+  });
+});
