@@ -1,4 +1,4 @@
-import { writeFileAtomic } from '../internal/atomic-write.js';
+import { writeFileAtomic } from '../internal/text-file.js';
 import { type ClientContextOptions, clientContext } from './client-context.js';
 import { mergeServers, readClientDocument, renderServers } from './formats/client-file.js';
 import { clientFormat } from './formats/clients.js';

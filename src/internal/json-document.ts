@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import { writeFileAtomic } from './atomic-write.js';
 import { McpkitError } from './errors.js';
+import { readTextIfExists, writeFileAtomic } from './text-file.js';
 
 /**
  * A JSON (or JSONC) file held as its text plus the parsed value. Edits go through jsonc-parser's `modify`
@@ -24,15 +23,8 @@ export async function readJsonDocument(
   options: { jsonc?: boolean } = {},
 ): Promise<JsonDocument> {
   const jsonc = options.jsonc ?? false;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { file, text: '', value: {}, exists: false, jsonc };
-    }
-    throw new McpkitError('IO', `cannot read ${file}: ${(cause as Error).message}`, { cause, file });
-  }
+  const text = await readTextIfExists(file);
+  if (text === undefined) return { file, text: '', value: {}, exists: false, jsonc };
   return { file, text, value: parseJsonText(file, text, jsonc), exists: true, jsonc };
 }
 

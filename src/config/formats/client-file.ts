@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { McpkitError } from '../../internal/errors.js';
 import { editJsonText, readJsonDocument } from '../../internal/json-document.js';
+import { readTextIfExists } from '../../internal/text-file.js';
 import { setTomlTables } from './toml-merge.js';
 import type { ClientFormat } from './types.js';
 

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { McpkitError } from './errors.js';
+
+/** Reads a UTF-8 file; undefined when it does not exist, an IO error naming the file otherwise. */
+export async function readTextIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new McpkitError('IO', `cannot read ${file}: ${(cause as Error).message}`, { cause, file });
+  }
+}
 
 /**
  * Writes `text` to `file` atomically: a temp file in the same directory, fsync, then rename over the
