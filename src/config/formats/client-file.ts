@@ -16,14 +16,8 @@ export interface ClientDocument {
 /** Reads a client's file in its syntax; a syntax error throws CONFIG_PARSE with line:col. */
 export async function readClientDocument(format: ClientFormat, file: string): Promise<ClientDocument> {
   if (format.syntax !== 'toml') return readJsonDocument(file, { jsonc: format.syntax === 'jsonc' });
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT')
-      return { file, exists: false, text: '', value: {} };
-    throw new McpkitError('IO', `cannot read ${file}: ${(cause as Error).message}`, { cause, file });
-  }
+  const text = await readTextIfExists(file);
+  if (text === undefined) return { file, exists: false, text: '', value: {} };
   try {
     return { file, exists: true, text, value: parse(text) as Record<string, unknown> };
   } catch (cause) {
