@@ -35,6 +35,8 @@ export const StdioServerSchema = z.looseObject({
   args: z.array(z.string()).optional(),
   env: StringMapSchema.optional(),
   cwd: z.string().min(1).optional(),
+  /** Pass the whole parent environment, not only the safe list (PATH, HOME, proxies, CA, locale…). */
+  inheritEnv: z.boolean().optional(),
   ...commonShape,
 });
 

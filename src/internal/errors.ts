@@ -16,7 +16,13 @@ export type McpkitErrorCode =
   /** `add` of a name that exists without `--force`. */
   | 'SERVER_EXISTS'
   /** Reading or writing a file failed (permissions, disk). */
-  | 'IO';
+  | 'IO'
+  /** A server could not be started (the message says spawn, timeout, handshake or config). */
+  | 'SERVER_FAILED'
+  /** A request went to a server that is not ready (failed, stopped, or died during the call). */
+  | 'SERVER_UNAVAILABLE'
+  /** A call to a tool the server entry's includeTools/excludeTools hide. */
+  | 'TOOL_NOT_ALLOWED';
 
 /** Where a failure happened, for messages and for programs that handle the error. */
 export interface McpkitErrorContext {

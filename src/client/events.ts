@@ -1,0 +1,34 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
+
+/** Why a server could not start or stopped working. */
+export type FailureCategory =
+  /** The process could not be started (missing command, bad cwd). */
+  | 'spawn'
+  /** Connecting and the handshake took longer than the startup timeout. */
+  | 'timeout'
+  /** The server answered, but the handshake failed (version, HTTP status, protocol error). */
+  | 'handshake'
+  /** The process exited or the connection dropped. */
+  | 'transport_closed'
+  /** The config could not be used (a `${VAR}` without value). */
+  | 'config';
+
+/** The lists a server can announce as changed. */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+/** Every event a Runtime emits, by name, with its payload. Secrets never appear in them. */
+export interface RuntimeEventMap {
+  server_started: [{ server: string; protocolVersion: string | undefined; serverName: string | undefined }];
+  server_failed: [{ server: string; category: FailureCategory; message: string }];
+  server_stopped: [{ server: string }];
+  tool_invoked: [{ server: string; tool: string }];
+  tool_completed: [{ server: string; tool: string; durationMs: number; isError: boolean }];
+  resource_read: [{ server: string; uri: string }];
+  prompt_rendered: [{ server: string; prompt: string }];
+  list_changed: [{ server: string; list: ListKind }];
+  progress: [{ server: string; progress: number; total?: number; message?: string }];
+  server_log: [{ server: string; level: LoggingLevel; logger?: string; data: unknown }];
+  stderr: [{ server: string; line: string }];
+}
+
+export type RuntimeEventName = keyof RuntimeEventMap;

@@ -1,0 +1,23 @@
+// mcpkit/client — everything exported here is public API.
+export type { FailureCategory, ListKind, RuntimeEventMap, RuntimeEventName } from './events.js';
+export type { HandlerContext, RuntimeHandlers } from './handlers.js';
+export {
+  Runtime,
+  type RuntimeOptions,
+  type RuntimeServerConfig,
+  type StartupPolicy,
+} from './runtime.js';
+export {
+  type CallToolOptions,
+  type ProgressUpdate,
+  ServerConnection,
+  ServerStartError,
+  type ServerStatus,
+} from './server-connection.js';
+export {
+  filterTools,
+  isToolAllowed,
+  namespacedToolName,
+  ToolRegistry,
+  type ToolSummary,
+} from './tool-registry.js';

@@ -1,0 +1,145 @@
+import { EventEmitter } from 'node:events';
+import type { Implementation } from '@modelcontextprotocol/client';
+import type { ServerEntry } from '../config/index.js';
+import { McpkitError } from '../internal/errors.js';
+import type { RuntimeEventMap } from './events.js';
+import type { RuntimeHandlers } from './handlers.js';
+import { type ConnectionContext, ServerConnection } from './server-connection.js';
+import { ToolRegistry } from './tool-registry.js';
+
+/** A server to run: its configured name and (unexpanded) entry — a `ConfiguredServer` fits. */
+export interface RuntimeServerConfig {
+  name: string;
+  entry: ServerEntry;
+}
+
+/** How start-up failures are handled. */
+export type StartupPolicy = 'fail-fast' | 'log-and-continue';
+
+/** Options for {@link Runtime.create}. */
+export interface RuntimeOptions {
+  servers: readonly RuntimeServerConfig[];
+  /** `fail-fast` (default): any failure closes the rest and rejects. `log-and-continue`: failures are events. */
+  startupPolicy?: StartupPolicy;
+  /** Per server, unless its entry has `startupTimeout`. Default 30 s. */
+  startupTimeoutMs?: number;
+  /** Per request, unless its entry has `timeout`. Default 60 s. */
+  requestTimeoutMs?: number;
+  clientInfo?: Implementation;
+  handlers?: RuntimeHandlers;
+  /** The environment `${VAR}`s expand from and stdio servers inherit from. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const DEFAULT_CLIENT: Implementation = { name: 'mcpkit', version: '0' };
+
+/**
+ * Many MCP servers at once. Servers connect in parallel; each is a {@link ServerConnection} with its own
+ * status; events report everything that happens. `close()` stops every server (and every process).
+ *
+ * @example
+ * const runtime = await Runtime.create({ servers: effectiveServers(await loadConfig()) });
+ * const result = await runtime.server('fs').callTool('read_file', { path: 'README.md' });
+ * await runtime.close();
+ */
+export class Runtime extends EventEmitter<RuntimeEventMap> {
+  private readonly connections = new Map<string, ServerConnection>();
+  private readonly context: ConnectionContext;
+  private closing?: Promise<void>;
+
+  private constructor(private readonly options: RuntimeOptions) {
+    super();
+    this.context = {
+      clientInfo: options.clientInfo ?? DEFAULT_CLIENT,
+      handlers: options.handlers ?? {},
+      env: options.env ?? process.env,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      emit: (name, ...args) => this.emit(name, ...(args as never)),
+    };
+  }
+
+  /** Connects every enabled server in parallel and resolves per the startup policy. */
+  static async create(options: RuntimeOptions): Promise<Runtime> {
+    const runtime = new Runtime(options);
+    const enabled = options.servers.filter((server) => server.entry.disabled !== true);
+    const connections = enabled.map((server) => runtime.register(server));
+    const starts = connections.map((connection) => runtime.startConnection(connection));
+    if ((options.startupPolicy ?? 'fail-fast') === 'log-and-continue') {
+      await Promise.allSettled(starts);
+      return runtime;
+    }
+    try {
+      await Promise.all(starts);
+    } catch (error) {
+      await runtime.close();
+      await Promise.allSettled(starts);
+      throw error;
+    }
+    return runtime;
+  }
+
+  /** Every server, in the order they were added. */
+  servers(): ServerConnection[] {
+    return [...this.connections.values()];
+  }
+
+  /** A server by id; SERVER_NOT_FOUND names the ids there are. */
+  server(id: string): ServerConnection {
+    const found = this.connections.get(id);
+    if (!found) {
+      const known = [...this.connections.keys()].join(', ') || 'none';
+      throw new McpkitError('SERVER_NOT_FOUND', `no server "${id}" in this runtime (servers: ${known})`, {
+        server: id,
+      });
+    }
+    return found;
+  }
+
+  /** Adds and connects a server while running. Resolves with it; check `status` (failure is an event). */
+  async add(server: RuntimeServerConfig): Promise<ServerConnection> {
+    const connection = this.register(server);
+    await this.startConnection(connection).catch(() => undefined);
+    return connection;
+  }
+
+  /** Stops a server and forgets it. */
+  async remove(id: string): Promise<void> {
+    const connection = this.server(id);
+    this.connections.delete(id);
+    await connection.close();
+  }
+
+  /** The tools of every ready server, namespaced `mcp__<server>__<tool>`. */
+  async tools(): Promise<ToolRegistry> {
+    const ready = this.servers().filter((s) => s.status === 'ready');
+    const lists = await Promise.all(
+      ready.map(async (s) => ({ server: s.id, tools: await s.listTools().catch(() => []) })),
+    );
+    return new ToolRegistry(lists);
+  }
+
+  /** Stops every server; idempotent, and safe to call while servers are still starting. */
+  close(): Promise<void> {
+    this.closing ??= Promise.all(this.servers().map((s) => s.close())).then(() => undefined);
+    return this.closing;
+  }
+
+  private register(server: RuntimeServerConfig): ServerConnection {
+    if (this.closing) throw new McpkitError('SERVER_UNAVAILABLE', 'the runtime is closed');
+    const id = this.uniqueId(server.name);
+    const connection = new ServerConnection(id, server.entry, this.context);
+    this.connections.set(id, connection);
+    return connection;
+  }
+
+  private startConnection(connection: ServerConnection): Promise<void> {
+    const timeout = connection.entry.startupTimeout ?? this.options.startupTimeoutMs ?? 30_000;
+    return connection.start(timeout);
+  }
+
+  /** Ids from names; a name seen again becomes `name-1`, `name-2`. */
+  private uniqueId(name: string): string {
+    if (!this.connections.has(name)) return name;
+    for (let n = 1; ; n++) if (!this.connections.has(`${name}-${n}`)) return `${name}-${n}`;
+  }
+}

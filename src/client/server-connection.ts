@@ -1,0 +1,451 @@
+import {
+  type CallToolResult,
+  Client,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type Implementation,
+  type JSONRPCMessage,
+  type LoggingLevel,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { expandServerEntry, isMcpkitError, isStdioServer, type ServerEntry } from '../config/index.js';
+import { McpkitError } from '../internal/errors.js';
+import type { FailureCategory, ListKind, RuntimeEventMap } from './events.js';
+import { capabilitiesFor, type RuntimeHandlers } from './handlers.js';
+import { SpawnError, StdioTransport } from './stdio-transport.js';
+import { filterTools, isToolAllowed } from './tool-registry.js';
+import { openTransport, shouldFallBackToSse } from './transports.js';
+
+/** Where a server is in its life. */
+export type ServerStatus = 'starting' | 'ready' | 'failed' | 'stopped';
+
+/** Progress as a caller's `onProgress` gets it. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Options for one tool call. */
+export interface CallToolOptions {
+  /** Abort to cancel: the server gets `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** Every progress notification of this call, including one that arrives with the response. */
+  onProgress?: (update: ProgressUpdate) => void;
+  timeoutMs?: number;
+}
+
+/** What a connection needs from its runtime. */
+export interface ConnectionContext {
+  clientInfo: Implementation;
+  handlers: RuntimeHandlers;
+  env: Readonly<Record<string, string | undefined>>;
+  requestTimeoutMs: number;
+  emit<K extends keyof RuntimeEventMap>(name: K, ...args: RuntimeEventMap[K]): void;
+}
+
+/** A server failed to start: the category says how. */
+export class ServerStartError extends McpkitError {
+  constructor(
+    readonly server: string,
+    readonly category: FailureCategory,
+    message: string,
+    cause?: unknown,
+  ) {
+    super('SERVER_FAILED', `server "${server}" failed to start (${category}): ${message}`, { server, cause });
+  }
+}
+
+let tokenCounter = 0;
+
+/**
+ * One server: its transport, the SDK client on it, cached lists and in-flight calls. Created by the
+ * Runtime; the public surface is what {@link ServerHandle} exposes.
+ */
+export class ServerConnection {
+  status: ServerStatus = 'starting';
+  failure?: { category: FailureCategory; message: string };
+  private client?: Client;
+  private transport?: Transport;
+  private readonly progress = new Map<string, (update: ProgressUpdate) => void>();
+  private readonly inflight = new Set<(error: Error) => void>();
+  private readonly lists: { tools?: Tool[]; resources?: Resource[]; prompts?: Prompt[] } = {};
+
+  constructor(
+    readonly id: string,
+    readonly entry: ServerEntry,
+    private readonly ctx: ConnectionContext,
+  ) {}
+
+  get serverInfo(): Implementation | undefined {
+    return this.client?.getServerVersion();
+  }
+
+  get capabilities(): ServerCapabilities | undefined {
+    return this.client?.getServerCapabilities();
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.client?.getNegotiatedProtocolVersion();
+  }
+
+  get instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
+  /** The tools last listed (refreshed on list_changed); undefined before the first listing. */
+  get cachedTools(): readonly Tool[] | undefined {
+    return this.lists.tools;
+  }
+
+  /** Connects within `timeoutMs`; on failure the status is `failed` and a ServerStartError is thrown. */
+  async start(timeoutMs: number): Promise<void> {
+    let entry: ServerEntry;
+    try {
+      entry = expandServerEntry(this.id, this.entry, this.ctx.env);
+    } catch (error) {
+      throw this.fail('config', isMcpkitError(error) ? error.message : String(error), error);
+    }
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    try {
+      await this.connectWithFallbacks(entry, deadline.signal);
+    } catch (error) {
+      await this.transport?.close().catch(() => undefined);
+      if (deadline.signal.aborted) throw this.fail('timeout', `no handshake within ${timeoutMs} ms`, error);
+      if (error instanceof SpawnError) throw this.fail('spawn', error.message, error);
+      throw this.fail('handshake', this.describe(error), error);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.status !== 'starting') return; // closed while starting
+    this.status = 'ready';
+    this.ctx.emit('server_started', {
+      server: this.id,
+      protocolVersion: this.protocolVersion,
+      serverName: this.serverInfo?.name,
+    });
+  }
+
+  private async connectWithFallbacks(entry: ServerEntry, signal: AbortSignal): Promise<void> {
+    if (isStdioServer(entry)) {
+      try {
+        await this.connectOnce(entry, signal, false, false);
+      } catch (error) {
+        // Some 2025-era servers exit when a request comes before `initialize`. Only then is a second
+        // process started, going straight to `initialize`.
+        if (error instanceof SpawnError || signal.aborted || !(this.transport as StdioTransport).exited)
+          throw error;
+        await this.connectOnce(entry, signal, false, true);
+      }
+      return;
+    }
+    if (entry.type === 'sse') return this.connectOnce(entry, signal, true, false);
+    await this.retryNetwork(signal, async () => {
+      try {
+        await this.connectOnce(entry, signal, false, false);
+      } catch (error) {
+        if (!shouldFallBackToSse(error)) throw error;
+        await this.connectOnce(entry, signal, true, false);
+      }
+    });
+  }
+
+  /** Retries a remote connect on network errors: 1 s, doubling, 5 attempts, within the deadline. */
+  private async retryNetwork(signal: AbortSignal, connect: () => Promise<void>): Promise<void> {
+    for (let attempt = 1, delay = 1000; ; attempt++, delay *= 2) {
+      try {
+        return await connect();
+      } catch (error) {
+        const network =
+          error instanceof TypeError || (error as { cause?: { code?: string } }).cause?.code !== undefined;
+        if (!network || attempt >= 5 || signal.aborted) throw error;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        if (signal.aborted) throw error;
+      }
+    }
+  }
+
+  private async connectOnce(entry: ServerEntry, signal: AbortSignal, sse: boolean, legacy: boolean) {
+    await this.transport?.close().catch(() => undefined);
+    const transport = openTransport(
+      entry,
+      { parentEnv: this.ctx.env, onStderrLine: (line) => this.ctx.emit('stderr', { server: this.id, line }) },
+      sse,
+    );
+    this.transport = transport;
+    const client = this.createClient();
+    this.client = client;
+    await client.connect(transport, {
+      signal,
+      timeout: this.ctx.requestTimeoutMs,
+      ...(legacy ? { prior: { kind: 'legacy' as const } } : {}),
+    });
+    this.observe(transport);
+    client.onclose = () => this.onClosed();
+  }
+
+  private createClient(): Client {
+    const refresh = (list: ListKind) => ({
+      autoRefresh: false,
+      debounceMs: 0,
+      onChanged: () => {
+        delete this.lists[list];
+        this.ctx.emit('list_changed', { server: this.id, list });
+      },
+    });
+    const client = new Client(this.ctx.clientInfo, {
+      capabilities: capabilitiesFor(this.ctx.handlers),
+      versionNegotiation: { mode: 'auto' },
+      listChanged: { tools: refresh('tools'), resources: refresh('resources'), prompts: refresh('prompts') },
+    });
+    const { sampling, elicitation, roots } = this.ctx.handlers;
+    const server = { server: this.id };
+    if (sampling) client.setRequestHandler('sampling/createMessage', (req) => sampling(req.params, server));
+    if (elicitation) client.setRequestHandler('elicitation/create', (req) => elicitation(req.params, server));
+    if (roots) client.setRequestHandler('roots/list', async () => ({ roots: await roots(server) }));
+    client.setNotificationHandler('notifications/message', (note) => {
+      const { level, logger, data } = note.params;
+      this.ctx.emit('server_log', {
+        server: this.id,
+        level,
+        data,
+        ...(logger === undefined ? {} : { logger }),
+      });
+    });
+    // Protocol errors from a misbehaving server must not crash the host; calls report their own failures.
+    client.onerror = () => undefined;
+    return client;
+  }
+
+  /**
+   * Routes progress notifications at the transport, in arrival order, before the SDK sees the response
+   * that follows them: the SDK client drops a progress notification that arrives together with its
+   * response (typescript-sdk #2580). mcpkit owns the progress tokens, so these never reach the SDK.
+   */
+  private observe(transport: Transport): void {
+    const inner = transport.onmessage;
+    transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
+      if ('method' in message && message.method === 'notifications/progress' && !('id' in message)) {
+        const params = (message.params ?? {}) as unknown as { progressToken?: unknown } & ProgressUpdate;
+        const handler = this.progress.get(String(params.progressToken));
+        if (handler) {
+          const update: ProgressUpdate = { progress: params.progress };
+          if (params.total !== undefined) update.total = params.total;
+          if (params.message !== undefined) update.message = params.message;
+          handler(update);
+          return;
+        }
+      }
+      (inner as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.(message, extra);
+    };
+  }
+
+  private onClosed(): void {
+    if (this.status !== 'ready') return;
+    const stderr = this.transport instanceof StdioTransport ? this.transport.recentStderr.slice(-3) : [];
+    const detail = stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : '';
+    const message = `connection closed${detail}`;
+    this.status = 'failed';
+    this.failure = { category: 'transport_closed', message };
+    const error = new McpkitError('SERVER_UNAVAILABLE', `server "${this.id}" ${message}`, {
+      server: this.id,
+    });
+    for (const reject of this.inflight) reject(error);
+    this.inflight.clear();
+    this.ctx.emit('server_failed', { server: this.id, category: 'transport_closed', message });
+  }
+
+  private fail(category: FailureCategory, message: string, cause: unknown): ServerStartError {
+    this.status = 'failed';
+    this.failure = { category, message };
+    this.ctx.emit('server_failed', { server: this.id, category, message });
+    return new ServerStartError(this.id, category, message, cause);
+  }
+
+  private describe(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const stderr = this.transport instanceof StdioTransport ? this.transport.recentStderr.slice(-3) : [];
+    return stderr.length > 0 ? `${message}; last stderr: ${stderr.join(' | ')}` : message;
+  }
+
+  /** Runs a request, failing at once if the server dies meanwhile. */
+  private async run<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.ready();
+    let reject: ((error: Error) => void) | undefined;
+    const crashed = new Promise<never>((_, r) => {
+      reject = r;
+    });
+    const remove = reject as (error: Error) => void;
+    this.inflight.add(remove);
+    try {
+      return await Promise.race([request(client), crashed]);
+    } finally {
+      this.inflight.delete(remove);
+    }
+  }
+
+  private ready(): Client {
+    if (this.status === 'ready' && this.client) return this.client;
+    const why = this.failure ? `: ${this.failure.message}` : '';
+    throw new McpkitError('SERVER_UNAVAILABLE', `server "${this.id}" is ${this.status}${why}`, {
+      server: this.id,
+    });
+  }
+
+  private has(capability: keyof ServerCapabilities): boolean {
+    return this.ready().getServerCapabilities()?.[capability] !== undefined;
+  }
+
+  /** Every tool, all pages. */
+  async listTools(): Promise<Tool[]> {
+    if (!this.has('tools')) return [];
+    const tools = await this.pages(async (client, cursor) => {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      return [page.tools, page.nextCursor];
+    });
+    const allowed = filterTools(tools, this.entry);
+    this.lists.tools = allowed;
+    return allowed;
+  }
+
+  async listResources(): Promise<Resource[]> {
+    if (!this.has('resources')) return [];
+    return this.pages(async (client, cursor) => {
+      const page = await client.listResources(cursor ? { cursor } : undefined);
+      return [page.resources, page.nextCursor];
+    });
+  }
+
+  async listResourceTemplates(): Promise<ResourceTemplate[]> {
+    if (!this.has('resources')) return [];
+    return this.pages(async (client, cursor) => {
+      const page = await client.listResourceTemplates(cursor ? { cursor } : undefined);
+      return [page.resourceTemplates, page.nextCursor];
+    });
+  }
+
+  async listPrompts(): Promise<Prompt[]> {
+    if (!this.has('prompts')) return [];
+    return this.pages(async (client, cursor) => {
+      const page = await client.listPrompts(cursor ? { cursor } : undefined);
+      return [page.prompts, page.nextCursor];
+    });
+  }
+
+  private async pages<T>(fetchPage: (client: Client, cursor?: string) => Promise<[T[], string | undefined]>) {
+    const all: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const [items, next] = await this.run((client) => fetchPage(client, cursor));
+      all.push(...items);
+      cursor = next;
+    } while (cursor);
+    return all;
+  }
+
+  /** Calls a tool. A tool failure is a result with `isError`; protocol failures throw. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallToolOptions = {},
+  ): Promise<CallToolResult> {
+    this.ready();
+    if (!isToolAllowed(name, this.entry)) {
+      throw new McpkitError(
+        'TOOL_NOT_ALLOWED',
+        `tool "${name}" of server "${this.id}" is excluded by its includeTools/excludeTools`,
+        { server: this.id },
+      );
+    }
+    this.ctx.emit('tool_invoked', { server: this.id, tool: name });
+    const started = performance.now();
+    const token = `mcpkit-${++tokenCounter}`;
+    this.progress.set(token, (update) => {
+      this.ctx.emit('progress', { server: this.id, ...update });
+      options.onProgress?.(update);
+    });
+    let isError = true;
+    try {
+      const result = (await this.run((client) =>
+        client.callTool(
+          { name, arguments: args, _meta: { progressToken: token } },
+          {
+            timeout: options.timeoutMs ?? this.entry.timeout ?? this.ctx.requestTimeoutMs,
+            ...(options.signal ? { signal: options.signal } : {}),
+          },
+        ),
+      )) as CallToolResult;
+      isError = result.isError === true;
+      return result;
+    } finally {
+      this.progress.delete(token);
+      const durationMs = performance.now() - started;
+      this.ctx.emit('tool_completed', { server: this.id, tool: name, durationMs, isError });
+    }
+  }
+
+  async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ReadResourceResult> {
+    const result = await this.run((client) => client.readResource({ uri }, this.requestOptions(options)));
+    this.ctx.emit('resource_read', { server: this.id, uri });
+    return result;
+  }
+
+  async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}) {
+    const result: GetPromptResult = await this.run((client) =>
+      client.getPrompt({ name, arguments: args }, this.requestOptions(options)),
+    );
+    this.ctx.emit('prompt_rendered', { server: this.id, prompt: name });
+    return result;
+  }
+
+  async complete(params: CompleteRequest['params']): Promise<CompleteResult> {
+    return this.run((client) => client.complete(params, this.requestOptions({})));
+  }
+
+  /** Round-trip time in milliseconds. */
+  async ping(): Promise<number> {
+    const started = performance.now();
+    await this.run((client) => client.ping(this.requestOptions({})));
+    return performance.now() - started;
+  }
+
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    await this.run((client) => client.setLoggingLevel(level, this.requestOptions({})));
+  }
+
+  private requestOptions(options: { signal?: AbortSignal }) {
+    return {
+      timeout: this.entry.timeout ?? this.ctx.requestTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+
+  /** Stops the server (the shutdown ladder for stdio). Idempotent. */
+  async close(): Promise<void> {
+    if (this.status === 'stopped') return;
+    const wasLive = this.status === 'ready' || this.status === 'starting';
+    this.status = 'stopped';
+    const error = new McpkitError('SERVER_UNAVAILABLE', `server "${this.id}" was stopped`, {
+      server: this.id,
+    });
+    for (const reject of this.inflight) reject(error);
+    this.inflight.clear();
+    await this.client?.close().catch(() => undefined);
+    await this.transport?.close().catch(() => undefined);
+    if (wasLive) this.ctx.emit('server_stopped', { server: this.id });
+  }
+}

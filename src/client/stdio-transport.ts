@@ -1,0 +1,141 @@
+import {
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { type GroupChild, groupAlive, spawnGroup, stopGroup } from '../internal/process-group.js';
+
+/** How to start a stdio server. */
+export interface StdioTransportOptions {
+  command: string;
+  args: readonly string[];
+  cwd?: string;
+  env: Record<string, string>;
+  /** Each line the server writes to stderr, as it comes. */
+  onStderrLine?: (line: string) => void;
+}
+
+/** A spawn that failed before the process ran (ENOENT, EACCES, bad cwd). */
+export class SpawnError extends Error {
+  override readonly name = 'SpawnError';
+}
+
+/**
+ * stdio client transport over mcpkit's process groups. Not the SDK's StdioClientTransport: that one spawns
+ * outside a process group, so `npx`/wrapper grandchildren survive it, and its version negotiation spawns
+ * the server a second time as a probe. This one starts the process exactly once.
+ */
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child?: GroupChild;
+  private readonly buffer = new ReadBuffer();
+  private closing?: Promise<void>;
+  private closed = false;
+  /** True once the server process has exited. */
+  exited = false;
+  /** The last lines of stderr, for error messages when the server dies. */
+  readonly recentStderr: string[] = [];
+
+  constructor(private readonly options: StdioTransportOptions) {}
+
+  /** The server's pid once started. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** Present so the SDK classifies this as a stdio transport for its probe rules. */
+  get stderr(): null {
+    return null;
+  }
+
+  /** Spawns the server; rejects with SpawnError when the process cannot start. */
+  async start(): Promise<void> {
+    if (this.child) throw new Error('StdioTransport already started');
+    const child = spawnGroup(this.options.command, this.options.args, {
+      env: this.options.env,
+      ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+    });
+    this.child = child;
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', (error) => {
+        const where = this.options.cwd ? ` in ${this.options.cwd}` : '';
+        reject(new SpawnError(`cannot start "${this.options.command}"${where}: ${error.message}`));
+      });
+    });
+    child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
+    child.stdout.on('error', () => undefined);
+    child.stdin.on('error', (error) => this.onerror?.(error));
+    this.readStderr(child);
+    child.once('exit', () => {
+      this.exited = true;
+      // A leader that died may leave children behind (a wrapper's server); they go with it.
+      if (groupAlive(child)) void stopGroup(child, { stdinGraceMs: 0 });
+      this.markClosed();
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const child = this.child;
+    if (!child || this.closed) throw new Error('transport is closed');
+    const ok = child.stdin.write(serializeMessage(message));
+    if (!ok) await new Promise<void>((resolve) => child.stdin.once('drain', resolve));
+  }
+
+  /** Runs the shutdown ladder (stdin EOF → SIGTERM → SIGKILL, on the whole group). */
+  close(): Promise<void> {
+    if (!this.child) {
+      this.markClosed();
+      return Promise.resolve();
+    }
+    this.closing ??= stopGroup(this.child).then(() => this.markClosed());
+    return this.closing;
+  }
+
+  private onStdout(chunk: Buffer): void {
+    this.buffer.append(chunk);
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        // A non-JSON line on stdout (a stray log): report it and keep reading.
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) break;
+      this.onmessage?.(message);
+    }
+  }
+
+  private readStderr(child: GroupChild): void {
+    let pending = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      pending += text;
+      const lines = pending.split(/\r?\n/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) this.stderrLine(line);
+    });
+    child.stderr.on('end', () => {
+      if (pending) this.stderrLine(pending);
+      pending = '';
+    });
+  }
+
+  private stderrLine(line: string): void {
+    this.recentStderr.push(line);
+    if (this.recentStderr.length > 20) this.recentStderr.shift();
+    this.options.onStderrLine?.(line);
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,74 @@
+import {
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { isStdioServer, type RemoteServer, type ServerEntry } from '../config/index.js';
+import { serverEnvironment } from './environment.js';
+import { requestFetch } from './request-fetch.js';
+import { StdioTransport } from './stdio-transport.js';
+
+/** What opening a transport needs besides the entry. */
+export interface OpenTransportOptions {
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  onStderrLine?: (line: string) => void;
+}
+
+/** A fresh transport for an (expanded) entry: stdio, Streamable HTTP or legacy SSE. */
+export function openTransport(
+  entry: ServerEntry,
+  options: OpenTransportOptions,
+  legacySse = false,
+): Transport {
+  if (isStdioServer(entry)) {
+    return new StdioTransport({
+      command: entry.command,
+      args: entry.args ?? [],
+      env: serverEnvironment(options.parentEnv, entry.env, entry.inheritEnv === true),
+      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+      ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
+    });
+  }
+  return remoteTransport(entry, legacySse || entry.type === 'sse');
+}
+
+function remoteTransport(entry: RemoteServer, sse: boolean): Transport {
+  const url = new URL(entry.url);
+  const requestInit: RequestInit = entry.headers ? { headers: entry.headers } : {};
+  if (sse) {
+    return new SSEClientTransport(url, {
+      requestInit,
+      fetch: requestFetch,
+      eventSourceInit: {
+        fetch: (input, init) =>
+          requestFetch(input, {
+            ...init,
+            headers: { ...(init?.headers as Record<string, string>), ...entry.headers },
+          }),
+      },
+    });
+  }
+  return new StreamableHTTPClientTransport(url, {
+    requestInit,
+    fetch: requestFetch,
+    // Claude Code's policy for a dropped stream: 5 attempts from 1 s, doubling.
+    reconnectionOptions: {
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 16_000,
+      reconnectionDelayGrowFactor: 2,
+      maxRetries: 5,
+    },
+  });
+}
+
+/**
+ * True when a Streamable HTTP connect failed in the way the spec's backwards-compatibility section says
+ * means "this is an old HTTP+SSE server": a 4xx (404/405 in practice) to the first POST.
+ */
+export function shouldFallBackToSse(error: unknown): boolean {
+  if (!(error instanceof SdkHttpError)) return false;
+  const status = error.status;
+  // Authentication answers mean "right transport, wrong credentials": no fallback.
+  return status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 407;
+}
