@@ -65,6 +65,20 @@ export class ServerStartError extends McpkitError {
 
 let tokenCounter = 0;
 
+/** True when a failure (or any of its causes) is a connection-level network error, worth a retry. */
+function isNetworkError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|UND_ERR_)/.test(code)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /**
  * One server: its transport, the SDK client on it, cached lists and in-flight calls. Created by the
  * Runtime; the public surface is what {@link ServerHandle} exposes.
@@ -116,7 +130,13 @@ export class ServerConnection {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     try {
-      await this.connectWithFallbacks(entry, deadline.signal);
+      // The SDK's probe keeps its own timers; the deadline wins regardless.
+      const expired = new Promise<never>((_, reject) =>
+        deadline.signal.addEventListener('abort', () => reject(new Error('startup timeout'))),
+      );
+      const connecting = this.connectWithFallbacks(entry, deadline.signal);
+      connecting.catch(() => undefined); // may settle after the deadline won
+      await Promise.race([connecting, expired]);
     } catch (error) {
       await this.transport?.close().catch(() => undefined);
       if (deadline.signal.aborted) throw this.fail('timeout', `no handshake within ${timeoutMs} ms`, error);
@@ -164,9 +184,7 @@ export class ServerConnection {
       try {
         return await connect();
       } catch (error) {
-        const network =
-          error instanceof TypeError || (error as { cause?: { code?: string } }).cause?.code !== undefined;
-        if (!network || attempt >= 5 || signal.aborted) throw error;
+        if (!isNetworkError(error) || attempt >= 5 || signal.aborted) throw error;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delay);
           signal.addEventListener('abort', () => {

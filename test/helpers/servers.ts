@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { StdioServer } from '../../src/config/index.js';
+
+const moduleFile = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
+export const fixture = (path: string) => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
+
+/** The reference servers from npm, run with this Node. */
+export const everything: StdioServer = {
+  command: process.execPath,
+  args: [moduleFile('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+};
+export const memory: StdioServer = {
+  command: process.execPath,
+  args: [moduleFile('@modelcontextprotocol/server-memory/dist/index.js')],
+};
+export function filesystem(dir: string): StdioServer {
+  return {
+    command: process.execPath,
+    args: [moduleFile('@modelcontextprotocol/server-filesystem/dist/index.js'), dir],
+  };
+}
+
+/** The misbehaving raw fixture server, with its options. */
+export function rawServer(...options: string[]): StdioServer {
+  return { command: process.execPath, args: [fixture('servers/raw-server.mjs'), ...options] };
+}
+
+/** The raw server behind a forking wrapper. */
+export function wrappedRawServer(...options: string[]): StdioServer {
+  return { command: process.execPath, args: [fixture('servers/wrapper.mjs'), ...options] };
+}
+
+/** A free TCP port on 127.0.0.1 (the everything server takes a PORT, not port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** server-everything over HTTP (`streamableHttp` or `sse`), started and ready; `stop()` in a finally. */
+export async function startEverythingHttp(mode: 'streamableHttp' | 'sse', knownPort?: number) {
+  const port = knownPort ?? (await freePort());
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [moduleFile('@modelcontextprotocol/server-everything/dist/index.js'), mode],
+    { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`everything ${mode} did not start`)), 15_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (/listening|running/i.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`everything ${mode} exited with ${code}`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    url: mode === 'sse' ? `${base}/sse` : `${base}/mcp`,
+    stop: () => {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    },
+  };
+}
+
+/** True while a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
