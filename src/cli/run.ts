@@ -1,27 +1,28 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { errorMessage, isMcpkitError } from '../internal/errors.js';
-import { registerClientCommands } from './client-commands.js';
 import { registerConfigCommands } from './config-commands.js';
 import { type CliIO, processIO } from './io.js';
+import { registerServerCommands, SERVER_COMMANDS } from './server-commands.js';
+import { registerTransferCommands } from './transfer-commands.js';
+import { CLI_VERSION } from './version.js';
 
 /** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
-
-/** Builds the `mcpkit` program with every command group registered. */
-export function createProgram(io: CliIO): Command {
+/**
+ * Builds the `mcpkit` program with every command group registered. `adhoc` is what followed `--` for a
+ * command that talks to a server: the ad-hoc stdio server to start.
+ */
+export function createProgram(io: CliIO, adhoc?: readonly string[]): Command {
   const program = new Command('mcpkit')
     .description('Connect AI agents and command-line programs through the Model Context Protocol.')
-    .version(version, '-V, --version')
+    .version(CLI_VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showSuggestionAfterError();
   registerConfigCommands(program, io);
-  registerClientCommands(program, io);
+  registerTransferCommands(program, io);
+  registerServerCommands(program, io, adhoc);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
@@ -32,7 +33,12 @@ export function createProgram(io: CliIO): Command {
  */
 export async function run(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   try {
-    await createProgram(io).parseAsync([...argv], { from: 'user' });
+    // For server commands, `-- <command…>` is an ad-hoc server, cut off before commander sees it.
+    const dash = argv.indexOf('--');
+    const serverCommand = argv[0] !== undefined && SERVER_COMMANDS.includes(argv[0]);
+    const adhoc = serverCommand && dash !== -1 ? argv.slice(dash + 1) : undefined;
+    const words = adhoc ? argv.slice(0, dash) : [...argv];
+    await createProgram(io, adhoc).parseAsync(words, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -41,6 +47,7 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
     }
     if (isMcpkitError(error)) {
       io.err(`mcpkit: ${error.message}\n`);
+      if (error.code === 'CANCELLED') return EXIT.cancelled;
       return error.code === 'USAGE' ? EXIT.usage : EXIT.failed;
     }
     io.err(`mcpkit: unexpected error: ${errorMessage(error)}\n`);

@@ -1,6 +1,6 @@
 /**
  * The one error type for local failures. Every instance carries a documented string `code` so callers
- * branch on codes, never on message text; the CLI maps `usage` errors to exit 2 and the rest to exit 1.
+ * branch on codes, never on message text; the CLI maps USAGE to exit 2, CANCELLED to 130, the rest to 1.
  */
 export type McpkitErrorCode =
   /** A command-line argument or flag is wrong; the CLI exits 2. */
@@ -22,7 +22,11 @@ export type McpkitErrorCode =
   /** A request went to a server that is not ready (failed, stopped, or died during the call). */
   | 'SERVER_UNAVAILABLE'
   /** A call to a tool the server entry's includeTools/excludeTools hide. */
-  | 'TOOL_NOT_ALLOWED';
+  | 'TOOL_NOT_ALLOWED'
+  /** A tool call came back with `isError: true` (the CLI exits 1). */
+  | 'TOOL_ERROR'
+  /** The user cancelled (Ctrl-C, SIGTERM); the CLI exits 130. */
+  | 'CANCELLED';
 
 /** Where a failure happened, for messages and for programs that handle the error. */
 export interface McpkitErrorContext {

@@ -1,0 +1,32 @@
+import { basename } from 'node:path';
+import type { RuntimeServerConfig } from '../client/index.js';
+import { effectiveServers, findServer, loadConfig, type ServerEntry, sanitizeName } from '../config/index.js';
+import type { CliIO } from './io.js';
+
+/**
+ * Turns a `<server>` argument into servers to run: a configured name, a URL (http, with SSE fallback), or
+ * the words after `--` (an ad-hoc stdio server). Without any, every configured server.
+ */
+export async function resolveTargets(
+  io: CliIO,
+  server: string | undefined,
+  adhoc: readonly string[] | undefined,
+): Promise<RuntimeServerConfig[]> {
+  if (adhoc && adhoc.length > 0) {
+    const [command, ...args] = adhoc as [string, ...string[]];
+    const entry: ServerEntry = { command, ...(args.length > 0 ? { args } : {}) };
+    return [{ name: sanitizeName(basename(command)), entry }];
+  }
+  if (server !== undefined && /^https?:\/\//i.test(server)) {
+    return [{ name: sanitizeName(new URL(server).host), entry: { url: server } }];
+  }
+  const config = await loadConfig({ cwd: io.cwd, env: io.env });
+  for (const warning of config.warnings) io.err(`warning: ${warning}\n`);
+  if (server !== undefined) {
+    const found = findServer(config, server);
+    return [{ name: found.name, entry: found.entry }];
+  }
+  return effectiveServers(config)
+    .filter((s) => s.entry.disabled !== true)
+    .map((s) => ({ name: s.name, entry: s.entry }));
+}
