@@ -93,8 +93,7 @@ export function registerServerCommands(
       const targets = await resolveTargets(io, server, adhoc);
       await withRuntime(io, targets, 'fail-fast', async (runtime, signal) => {
         const progress = createProgressReporter(io);
-        const result = await runtime
-          .servers()[0]!
+        const result = await only(runtime)
           .callTool(tool, toolArgs, {
             signal,
             onProgress: progress.update,
@@ -115,17 +114,15 @@ export function registerServerCommands(
       const targets = await resolveTargets(io, hasAdhoc ? undefined : server, adhoc);
       await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
         const report = await Promise.all(
-          runtime
-            .servers()
-            .map(async (s) =>
-              s.status === 'ready'
-                ? {
-                    server: s,
-                    resources: await s.listResources(),
-                    templates: await s.listResourceTemplates(),
-                  }
-                : { server: s, resources: [], templates: [] },
-            ),
+          runtime.servers().map(async (s) =>
+            s.status === 'ready'
+              ? {
+                  server: s,
+                  resources: await s.listResources(),
+                  templates: await s.listResourceTemplates(),
+                }
+              : { server: s, resources: [], templates: [] },
+          ),
         );
         if (opts.json) {
           io.out(
@@ -168,7 +165,7 @@ export function registerServerCommands(
       if (uri === undefined) usage('read: missing <uri>');
       if (extra.length > 0) usage(`read: unexpected arguments: ${extra.join(' ')}`);
       await withRuntime(io, await resolveTargets(io, server, adhoc), 'fail-fast', async (runtime, signal) => {
-        const result = await runtime.servers()[0]!.readResource(uri, { signal });
+        const result = await only(runtime).readResource(uri, { signal });
         io.out(opts.json ? `${JSON.stringify(result, null, 2)}\n` : renderResource(result));
       });
     });
@@ -229,7 +226,7 @@ export function registerServerCommands(
         promptArgs[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
       await withRuntime(io, await resolveTargets(io, server, adhoc), 'fail-fast', async (runtime, signal) => {
-        const result = await runtime.servers()[0]!.getPrompt(name, promptArgs, { signal });
+        const result = await only(runtime).getPrompt(name, promptArgs, { signal });
         io.out(opts.json ? `${JSON.stringify(result, null, 2)}\n` : renderPrompt(result));
       });
     });
@@ -298,6 +295,13 @@ async function withRuntime(
     process.off('SIGTERM', onSignal);
     await runtime?.close();
   }
+}
+
+/** The one server of a single-target runtime. */
+function only(runtime: Runtime): ServerConnection {
+  const [server] = runtime.servers();
+  if (!server) throw new McpkitError('SERVER_NOT_FOUND', 'no server to talk to');
+  return server;
 }
 
 function failIfAnyFailed(servers: ServerConnection[]): void {
