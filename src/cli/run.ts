@@ -7,7 +7,7 @@ import { registerTransferCommands } from './transfer-commands.js';
 import { CLI_VERSION } from './version.js';
 
 /** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;
 
 /**
  * Builds the `mcpkit` program with every command group registered. `adhoc` is what followed `--` for a
@@ -47,7 +47,8 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
     }
     if (isMcpkitError(error)) {
       io.err(`mcpkit: ${error.message}\n`);
-      if (error.code === 'CANCELLED') return EXIT.cancelled;
+      // 128 + signal number, as shells report a process ended by that signal.
+      if (error.code === 'CANCELLED') return error.cause === 'SIGTERM' ? EXIT.terminated : EXIT.cancelled;
       return error.code === 'USAGE' ? EXIT.usage : EXIT.failed;
     }
     io.err(`mcpkit: unexpected error: ${errorMessage(error)}\n`);

@@ -287,7 +287,9 @@ async function withRuntime(
     await work(runtime, controller.signal);
   } catch (error) {
     if (controller.signal.aborted) {
-      throw new McpkitError('CANCELLED', `cancelled by ${String(controller.signal.reason)}`);
+      throw new McpkitError('CANCELLED', `cancelled (${String(controller.signal.reason)})`, {
+        cause: controller.signal.reason,
+      });
     }
     throw error;
   } finally {

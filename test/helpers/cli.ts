@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,13 +51,20 @@ export interface CliResult {
 }
 
 /** Runs the built `mcpkit` in the workspace's project dir with its environment (plus `env`). */
-export function runCli(ws: Workspace, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  ws: Workspace,
+  args: string[],
+  env: Record<string, string> = {},
+  options: { stdin?: string; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ws.project,
       env: { ...ws.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+    options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
