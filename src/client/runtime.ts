@@ -55,6 +55,7 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
       env: options.env ?? process.env,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       emit: (name, ...args) => this.emit(name, ...(args as never)),
+      listening: (name) => this.listenerCount(name) > 0,
     };
   }
 

@@ -49,6 +49,8 @@ export interface ConnectionContext {
   env: Readonly<Record<string, string | undefined>>;
   requestTimeoutMs: number;
   emit<K extends keyof RuntimeEventMap>(name: K, ...args: RuntimeEventMap[K]): void;
+  /** Whether anyone listens to an event (so hot paths can skip building it). */
+  listening(name: keyof RuntimeEventMap): boolean;
 }
 
 /** A server failed to start: the category says how. */
@@ -301,19 +303,21 @@ export class ServerConnection {
   }
 
   /** Runs a request, failing at once if the server dies meanwhile. */
-  private async run<T>(request: (client: Client) => Promise<T>): Promise<T> {
+  private run<T>(request: (client: Client) => Promise<T>): Promise<T> {
     const client = this.ready();
-    let reject: ((error: Error) => void) | undefined;
-    const crashed = new Promise<never>((_, r) => {
-      reject = r;
+    return new Promise<T>((resolve, reject) => {
+      this.inflight.add(reject);
+      request(client).then(
+        (value) => {
+          this.inflight.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.inflight.delete(reject);
+          reject(error);
+        },
+      );
     });
-    const remove = reject as (error: Error) => void;
-    this.inflight.add(remove);
-    try {
-      return await Promise.race([request(client), crashed]);
-    } finally {
-      this.inflight.delete(remove);
-    }
   }
 
   private ready(): Client {
@@ -389,20 +393,28 @@ export class ServerConnection {
         { server: this.id },
       );
     }
-    this.ctx.emit('tool_invoked', { server: this.id, tool: name });
-    const started = performance.now();
-    const token = `mcpkit-${++tokenCounter}`;
-    this.progress.set(token, (update) => {
-      this.ctx.emit('progress', { server: this.id, ...update });
-      options.onProgress?.(update);
-    });
+    // The hot path: events and progress cost only when someone listens.
+    const ctx = this.ctx;
+    const timed = ctx.listening('tool_invoked') || ctx.listening('tool_completed');
+    if (timed) ctx.emit('tool_invoked', { server: this.id, tool: name });
+    const started = timed ? performance.now() : 0;
+    const onProgress = options.onProgress;
+    const token = onProgress || ctx.listening('progress') ? `mcpkit-${++tokenCounter}` : undefined;
+    if (token !== undefined) {
+      this.progress.set(token, (update) => {
+        ctx.emit('progress', { server: this.id, ...update });
+        onProgress?.(update);
+      });
+    }
     let isError = true;
     try {
       const result = (await this.run((client) =>
         client.callTool(
-          { name, arguments: args, _meta: { progressToken: token } },
+          token === undefined
+            ? { name, arguments: args }
+            : { name, arguments: args, _meta: { progressToken: token } },
           {
-            timeout: options.timeoutMs ?? this.entry.timeout ?? this.ctx.requestTimeoutMs,
+            timeout: options.timeoutMs ?? this.entry.timeout ?? ctx.requestTimeoutMs,
             ...(options.signal ? { signal: options.signal } : {}),
           },
         ),
@@ -410,9 +422,14 @@ export class ServerConnection {
       isError = result.isError === true;
       return result;
     } finally {
-      this.progress.delete(token);
-      const durationMs = performance.now() - started;
-      this.ctx.emit('tool_completed', { server: this.id, tool: name, durationMs, isError });
+      if (token !== undefined) this.progress.delete(token);
+      if (timed)
+        ctx.emit('tool_completed', {
+          server: this.id,
+          tool: name,
+          durationMs: performance.now() - started,
+          isError,
+        });
     }
   }
 

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import {
   type JSONRPCMessage,
   ReadBuffer,
@@ -35,6 +36,7 @@ export class StdioTransport implements Transport {
   private readonly buffer = new ReadBuffer();
   private closing?: Promise<void>;
   private closed = false;
+  private drained: Promise<void> | undefined;
   /** True once the server process has exited. */
   exited = false;
   /** The last lines of stderr, for error messages when the server dies. */
@@ -82,8 +84,19 @@ export class StdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const child = this.child;
     if (!child || this.closed) throw new Error('transport is closed');
-    const ok = child.stdin.write(serializeMessage(message));
-    if (!ok) await new Promise<void>((resolve) => child.stdin.once('drain', resolve));
+    // Back-pressure: when the pipe is full, every sender waits on one shared 'drain' (a listener per
+    // sender would flood MaxListenersExceededWarning under a burst of calls).
+    if (!child.stdin.write(serializeMessage(message))) {
+      this.drained ??= once(child.stdin, 'drain').then(
+        () => {
+          this.drained = undefined;
+        },
+        () => {
+          this.drained = undefined;
+        },
+      );
+      await this.drained;
+    }
   }
 
   /** Runs the shutdown ladder (stdin EOF → SIGTERM → SIGKILL, on the whole group). */
