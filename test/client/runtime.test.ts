@@ -9,6 +9,7 @@ import {
   alive,
   everything,
   filesystem,
+  fixture,
   freePort,
   memory,
   rawServer,
@@ -179,6 +180,23 @@ describe('Runtime with the reference servers', () => {
     });
     expect(safe.SECRET).toBeUndefined();
     expect((await envOf('all')).SECRET).toBe('s');
+  });
+});
+
+describe('Runtime protocol generations', () => {
+  it('negotiates 2026-07-28 with an SDK v2 server and 2025-11-25 with a 2025 one, side by side', async () => {
+    const modern = { command: process.execPath, args: [fixture('servers/modern-server.mjs')] };
+    const rt = await runtime({
+      servers: [
+        { name: 'modern', entry: modern },
+        { name: 'old', entry: rawServer() },
+      ],
+    });
+    expect(rt.server('modern').protocolVersion).toBe('2026-07-28');
+    expect(rt.server('modern').serverInfo).toEqual({ name: 'modern-server', version: '2.0.0' });
+    expect(rt.server('old').protocolVersion).toBe('2025-11-25');
+    const greeting = await rt.server('modern').callTool('greet', { name: 'Ada' });
+    expect(greeting.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
   });
 });
 
