@@ -11,6 +11,7 @@ import {
   type ReadResourceResult,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
+  SdkHttpError,
   type ServerCapabilities,
   type Tool,
   type Transport,
@@ -93,6 +94,11 @@ export class ServerConnection {
   private readonly progress = new Map<string, (update: ProgressUpdate) => void>();
   private readonly inflight = new Set<(error: Error) => void>();
   private readonly lists: { tools?: Tool[]; resources?: Resource[]; prompts?: Prompt[] } = {};
+  /** The entry with `${VAR}`s expanded, and whether the legacy SSE transport is in use. */
+  private connected?: { entry: ServerEntry; sse: boolean; timeoutMs: number };
+  private reinitializing: Promise<void> | undefined;
+  /** Counts sessions: a request that fails after a newer one started is retried on it. */
+  private generation = 0;
 
   constructor(
     readonly id: string,
@@ -129,6 +135,7 @@ export class ServerConnection {
     } catch (error) {
       throw this.fail('config', isMcpkitError(error) ? error.message : String(error), error);
     }
+    this.connected = { entry, sse: false, timeoutMs };
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     try {
@@ -200,7 +207,9 @@ export class ServerConnection {
   }
 
   private async connectOnce(entry: ServerEntry, signal: AbortSignal, sse: boolean, legacy: boolean) {
+    if (this.client) this.client.onclose = () => undefined; // replacing it is not a failure
     await this.transport?.close().catch(() => undefined);
+    if (this.connected) this.connected.sse = sse;
     const transport = openTransport(
       entry,
       { parentEnv: this.ctx.env, onStderrLine: (line) => this.ctx.emit('stderr', { server: this.id, line }) },
@@ -302,8 +311,26 @@ export class ServerConnection {
     return stderr.length > 0 ? `${message}; last stderr: ${stderr.join(' | ')}` : message;
   }
 
-  /** Runs a request, failing at once if the server dies meanwhile. */
+  /**
+   * Runs a request, failing at once if the server dies meanwhile. A remote server that lost our 2025-era
+   * session (404, as the spec says, or the 400 "no valid session" of servers built on older SDK examples)
+   * gets a fresh `initialize` and the request is sent once more.
+   */
   private run<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    const first = this.runOnce(request);
+    if (isStdioServer(this.entry)) return first;
+    const generation = this.generation;
+    return first.catch(async (error: unknown) => {
+      // Either this request found the session gone, or another one did and replaced the connection
+      // under it: both get one more try on the new session.
+      const replaced = generation !== this.generation || this.reinitializing !== undefined;
+      if (!replaced && !this.isSessionLost(error)) throw error;
+      await (this.reinitializing ?? (replaced ? undefined : this.reinitialize()));
+      return this.runOnce(request);
+    });
+  }
+
+  private runOnce<T>(request: (client: Client) => Promise<T>): Promise<T> {
     const client = this.ready();
     return new Promise<T>((resolve, reject) => {
       this.inflight.add(reject);
@@ -318,6 +345,32 @@ export class ServerConnection {
         },
       );
     });
+  }
+
+  private isSessionLost(error: unknown): boolean {
+    if (!(error instanceof SdkHttpError) || this.status !== 'ready') return false;
+    if (error.status === 404) return true;
+    const text = String((error.data as { text?: unknown }).text ?? error.message);
+    return error.status === 400 && /session/i.test(text);
+  }
+
+  /** Starts a new session on a fresh transport; concurrent callers share one attempt. */
+  private reinitialize(): Promise<void> {
+    const connected = this.connected;
+    if (!connected) return Promise.reject(new Error('not connected'));
+    this.reinitializing ??= (async () => {
+      const signal = AbortSignal.timeout(connected.timeoutMs);
+      try {
+        await this.connectOnce(connected.entry, signal, connected.sse, false);
+        this.generation++;
+        delete this.lists.tools;
+        delete this.lists.resources;
+        delete this.lists.prompts;
+      } finally {
+        this.reinitializing = undefined;
+      }
+    })();
+    return this.reinitializing;
   }
 
   private ready(): Client {

@@ -14,6 +14,7 @@ import {
   memory,
   rawServer,
   startEverythingHttp,
+  startSessionServer,
   wrappedRawServer,
 } from '../helpers/servers.js';
 
@@ -356,6 +357,24 @@ describe('Runtime over HTTP', () => {
       const echo = await rt.server(id).callTool('echo', { message: id });
       expect(echo.content).toEqual([{ type: 'text', text: `Echo: ${id}` }]);
     }
+  });
+
+  it('re-initializes when the server answers 404 for a lost session, and retries the call once', async () => {
+    const server = await startSessionServer();
+    cleanups.push(server.stop);
+    const rt = await runtime({ servers: [{ name: 's', entry: { url: server.url } }] });
+    expect(rt.server('s').protocolVersion).toBe('2025-06-18');
+    expect((await rt.server('s').callTool('whoami')).content).toEqual([
+      { type: 'text', text: 'session s-1' },
+    ]);
+    await fetch(`${server.base}/forget`);
+    const [a, b] = await Promise.all([rt.server('s').callTool('whoami'), rt.server('s').callTool('whoami')]);
+    expect([a.content, b.content]).toEqual([
+      [{ type: 'text', text: 'session s-2' }],
+      [{ type: 'text', text: 'session s-2' }],
+    ]);
+    expect(await (await fetch(`${server.base}/stats`)).json()).toEqual({ initializes: 2 });
+    expect(rt.server('s').status).toBe('ready');
   });
 
   it('retries a refused remote connection with backoff until the server is up', async () => {

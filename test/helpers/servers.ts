@@ -80,3 +80,23 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** The session fixture server (2025 Streamable HTTP with sessions); `stop()` in a finally. */
+export async function startSessionServer(): Promise<{ url: string; base: string; stop: () => void }> {
+  const child = spawn(process.execPath, [fixture('servers/session-http-server.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`session server exited with ${code}`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    url: `${base}/mcp`,
+    base,
+    stop: () => {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    },
+  };
+}
