@@ -1,5 +1,6 @@
 // Client runtime benchmark: the Runtime against a bare SDK Client on the same server, measured in the
 // same run. Prints ratios; the issue's targets are ≤ 1.05 for calls and ≤ 1.5 for connecting 10 vs 1.
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -99,7 +100,31 @@ const rtP50 = median(results.rt.map((r) => r.p50));
 const bareBurst = median(results.bare.map((r) => r.burst));
 const rtBurst = median(results.rt.map((r) => r.burst));
 
+/** The floor: spawning N bare `sh` processes that exit at once, no MCP at all. */
+async function bareSpawnMs(count: number): Promise<number> {
+  const t = performance.now();
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve) =>
+          spawn('sh', ['-c', 'exit 0'], { stdio: 'ignore' }).on('exit', () => resolve()),
+        ),
+    ),
+  );
+  return performance.now() - t;
+}
+
 const connects: [string, number, number][] = [];
+{
+  const one: number[] = [];
+  const ten: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    one.push(await bareSpawnMs(1));
+    ten.push(await bareSpawnMs(10));
+  }
+  connects.push(['baseline: bare spawn of sh, no MCP', median(one), median(ten)]);
+}
 for (const [label, server] of Object.entries(connectEntries)) {
   const one: number[] = [];
   const ten: number[] = [];
