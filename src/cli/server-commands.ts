@@ -43,38 +43,15 @@ export function registerServerCommands(
     .description('list the tools of one server, or of every configured server')
     .argument('[server]', 'configured name or URL; omit for all (or give -- <command…>)')
     .option('--json', 'print JSON')
-    .action(async (server: string | undefined, opts: { json?: boolean }) => {
-      const targets = await resolveTargets(io, hasAdhoc ? undefined : server, adhoc);
-      await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
-        const report = await Promise.all(
-          runtime
-            .servers()
-            .map(async (s) => ({ server: s, tools: s.status === 'ready' ? await s.listTools() : [] })),
-        );
-        if (opts.json) {
-          const json = report.map(({ server: s, tools }) => ({
-            server: s.id,
-            status: s.status,
-            ...(s.failure ? { error: s.failure } : {}),
-            tools,
-          }));
-          io.out(`${JSON.stringify(json, null, 2)}\n`);
-        } else {
-          for (const { server: s, tools } of report) {
-            if (s.status !== 'ready') {
-              io.out(`${s.id}: ${s.status} (${s.failure?.category}): ${s.failure?.message}\n`);
-              continue;
-            }
-            io.out(`${s.id} (${tools.length} tool${tools.length === 1 ? '' : 's'})\n`);
-            if (tools.length > 0) {
-              const rows = tools.map((t) => ['', t.name, firstLine(t.description)]);
-              io.out(`${table(rows)}\n`);
-            }
-          }
-        }
-        failIfAnyFailed(runtime.servers());
-      });
-    });
+    .action((server: string | undefined, opts: { json?: boolean }) =>
+      listAcross(io, hasAdhoc ? undefined : server, adhoc, opts.json === true, {
+        fetch: async (s) => ({ tools: await s.listTools() }),
+        render: (s, { tools }) => {
+          const head = `${s.id} (${tools.length} tool${tools.length === 1 ? '' : 's'})\n`;
+          return head + rows(tools.map((t) => ['', t.name, firstLine(t.description)]));
+        },
+      }),
+    );
 
   program
     .command('call')
@@ -110,50 +87,20 @@ export function registerServerCommands(
     .description('list resources and resource templates')
     .argument('[server]', 'configured name or URL; omit for all')
     .option('--json', 'print JSON')
-    .action(async (server: string | undefined, opts: { json?: boolean }) => {
-      const targets = await resolveTargets(io, hasAdhoc ? undefined : server, adhoc);
-      await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
-        const report = await Promise.all(
-          runtime.servers().map(async (s) =>
-            s.status === 'ready'
-              ? {
-                  server: s,
-                  resources: await s.listResources(),
-                  templates: await s.listResourceTemplates(),
-                }
-              : { server: s, resources: [], templates: [] },
-          ),
-        );
-        if (opts.json) {
-          io.out(
-            `${JSON.stringify(
-              report.map((r) => ({
-                server: r.server.id,
-                status: r.server.status,
-                resources: r.resources,
-                templates: r.templates,
-              })),
-              null,
-              2,
-            )}\n`,
-          );
-        } else {
-          for (const { server: s, resources, templates } of report) {
-            if (s.status !== 'ready') {
-              io.out(`${s.id}: ${s.status}: ${s.failure?.message}\n`);
-              continue;
-            }
-            io.out(`${s.id} (${resources.length} resources, ${templates.length} templates)\n`);
-            const rows = [
-              ...resources.map((r) => ['', r.uri, r.name]),
-              ...templates.map((t) => ['', t.uriTemplate, `${t.name} (template)`]),
-            ];
-            if (rows.length > 0) io.out(`${table(rows)}\n`);
-          }
-        }
-        failIfAnyFailed(runtime.servers());
-      });
-    });
+    .action((server: string | undefined, opts: { json?: boolean }) =>
+      listAcross(io, hasAdhoc ? undefined : server, adhoc, opts.json === true, {
+        fetch: async (s) => ({
+          resources: await s.listResources(),
+          templates: await s.listResourceTemplates(),
+        }),
+        render: (s, { resources, templates }) =>
+          `${s.id} (${resources.length} resources, ${templates.length} templates)\n` +
+          rows([
+            ...resources.map((r) => ['', r.uri, r.name]),
+            ...templates.map((t) => ['', t.uriTemplate, `${t.name} (template)`]),
+          ]),
+      }),
+    );
 
   program
     .command('read')
@@ -175,41 +122,21 @@ export function registerServerCommands(
     .description('list prompts')
     .argument('[server]', 'configured name or URL; omit for all')
     .option('--json', 'print JSON')
-    .action(async (server: string | undefined, opts: { json?: boolean }) => {
-      const targets = await resolveTargets(io, hasAdhoc ? undefined : server, adhoc);
-      await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
-        const report = await Promise.all(
-          runtime
-            .servers()
-            .map(async (s) => ({ server: s, prompts: s.status === 'ready' ? await s.listPrompts() : [] })),
-        );
-        if (opts.json) {
-          io.out(
-            `${JSON.stringify(
-              report.map((r) => ({ server: r.server.id, status: r.server.status, prompts: r.prompts })),
-              null,
-              2,
-            )}\n`,
-          );
-        } else {
-          for (const { server: s, prompts } of report) {
-            if (s.status !== 'ready') {
-              io.out(`${s.id}: ${s.status}: ${s.failure?.message}\n`);
-              continue;
-            }
-            io.out(`${s.id} (${prompts.length} prompts)\n`);
-            const rows = prompts.map((p) => [
+    .action((server: string | undefined, opts: { json?: boolean }) =>
+      listAcross(io, hasAdhoc ? undefined : server, adhoc, opts.json === true, {
+        fetch: async (s) => ({ prompts: await s.listPrompts() }),
+        render: (s, { prompts }) =>
+          `${s.id} (${prompts.length} prompts)\n` +
+          rows(
+            prompts.map((p) => [
               '',
               p.name,
-              (p.arguments ?? []).map((a) => (a.required ? `${a.name}` : `[${a.name}]`)).join(' '),
+              (p.arguments ?? []).map((a) => (a.required ? a.name : `[${a.name}]`)).join(' '),
               firstLine(p.description),
-            ]);
-            if (rows.length > 0) io.out(`${table(rows)}\n`);
-          }
-        }
-        failIfAnyFailed(runtime.servers());
-      });
-    });
+            ]),
+          ),
+      }),
+    );
 
   program
     .command('prompt')
@@ -251,6 +178,50 @@ export function registerServerCommands(
         failIfAnyFailed(runtime.servers());
       });
     });
+}
+
+/**
+ * The shape of `tools`, `resources` and `prompts`: fetch a list from every ready server, print JSON or one
+ * block per server, report failed servers in place, and fail (exit 1) when any did.
+ */
+async function listAcross<T extends object>(
+  io: CliIO,
+  server: string | undefined,
+  adhoc: readonly string[] | undefined,
+  json: boolean,
+  list: { fetch: (s: ServerConnection) => Promise<T>; render: (s: ServerConnection, data: T) => string },
+): Promise<void> {
+  const targets = await resolveTargets(io, server, adhoc);
+  await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
+    const report = await Promise.all(
+      runtime
+        .servers()
+        .map(async (s) => ({ s, data: s.status === 'ready' ? await list.fetch(s) : undefined })),
+    );
+    if (json) {
+      const out = report.map(({ s, data }) => ({
+        server: s.id,
+        status: s.status,
+        ...(s.failure ? { error: s.failure } : {}),
+        ...data,
+      }));
+      io.out(`${JSON.stringify(out, null, 2)}\n`);
+    } else {
+      for (const { s, data } of report) {
+        io.out(
+          data
+            ? list.render(s, data)
+            : `${s.id}: ${s.status} (${s.failure?.category}): ${s.failure?.message}\n`,
+        );
+      }
+    }
+    failIfAnyFailed(runtime.servers());
+  });
+}
+
+/** Table rows indented under a server's heading; nothing when there are none. */
+function rows(cells: string[][]): string {
+  return cells.length > 0 ? `${table(cells)}\n` : '';
 }
 
 /**
