@@ -107,6 +107,13 @@ describe('Runtime with the reference servers', () => {
     const prompt = await rt.server('ev').getPrompt('args-prompt', { city: 'Paris' });
     expect(JSON.stringify(prompt.messages)).toContain('Paris');
     expect(await rt.server('ev').ping()).toBeGreaterThan(0);
+
+    await rt.server('ev').setLogLevel('debug');
+    const completion = await rt.server('ev').complete({
+      ref: { type: 'ref/prompt', name: 'completable-prompt' },
+      argument: { name: 'department', value: 'Eng' },
+    });
+    expect(completion.completion.values).toContain('Engineering');
   });
 
   it('cancels a call: the signal rejects at once and the server gets notifications/cancelled', async () => {
