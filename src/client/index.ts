@@ -1,6 +1,7 @@
 // mcpkit/client — everything exported here is public API.
 export type { FailureCategory, ListKind, RuntimeEventMap, RuntimeEventName } from './events.js';
 export type { HandlerContext, RuntimeHandlers } from './handlers.js';
+export type { ProgressUpdate } from './progress-router.js';
 export {
   Runtime,
   type RuntimeOptions,
@@ -9,7 +10,6 @@ export {
 } from './runtime.js';
 export {
   type CallToolOptions,
-  type ProgressUpdate,
   ServerConnection,
   ServerStartError,
   type ServerStatus,

@@ -5,13 +5,11 @@ import {
   type CompleteResult,
   type GetPromptResult,
   type Implementation,
-  type JSONRPCMessage,
   type LoggingLevel,
   type Prompt,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
-  SdkHttpError,
   type ServerCapabilities,
   type Tool,
   type Transport,
@@ -20,19 +18,14 @@ import { expandServerEntry, isMcpkitError, isStdioServer, type ServerEntry } fro
 import { McpkitError } from '../internal/errors.js';
 import type { FailureCategory, ListKind, RuntimeEventMap } from './events.js';
 import { capabilitiesFor, type RuntimeHandlers } from './handlers.js';
+import { ProgressRouter, type ProgressUpdate } from './progress-router.js';
+import { isNetworkError, isSessionLost, shouldFallBackToSse } from './remote-errors.js';
 import { SpawnError, StdioTransport } from './stdio-transport.js';
 import { filterTools, isToolAllowed } from './tool-registry.js';
-import { openTransport, shouldFallBackToSse } from './transports.js';
+import { openTransport } from './transports.js';
 
 /** Where a server is in its life. */
 export type ServerStatus = 'starting' | 'ready' | 'failed' | 'stopped';
-
-/** Progress as a caller's `onProgress` gets it. */
-export interface ProgressUpdate {
-  progress: number;
-  total?: number;
-  message?: string;
-}
 
 /** Options for one tool call. */
 export interface CallToolOptions {
@@ -68,20 +61,6 @@ export class ServerStartError extends McpkitError {
 
 let tokenCounter = 0;
 
-/** True when a failure (or any of its causes) is a connection-level network error, worth a retry. */
-function isNetworkError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (
-      typeof code === 'string' &&
-      /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|UND_ERR_)/.test(code)
-    ) {
-      return true;
-    }
-  }
-  return false;
-}
-
 /**
  * One server: its transport, the SDK client on it, cached lists and in-flight calls. Created by the
  * Runtime; the public surface is what {@link ServerHandle} exposes.
@@ -91,7 +70,7 @@ export class ServerConnection {
   failure?: { category: FailureCategory; message: string };
   private client?: Client;
   private transport?: Transport;
-  private readonly progress = new Map<string, (update: ProgressUpdate) => void>();
+  private readonly progress = new ProgressRouter();
   private readonly inflight = new Set<(error: Error) => void>();
   private readonly lists: { tools?: Tool[]; resources?: Resource[]; prompts?: Prompt[] } = {};
   /** The entry with `${VAR}`s expanded, and whether the legacy SSE transport is in use. */
@@ -223,7 +202,7 @@ export class ServerConnection {
       timeout: this.ctx.requestTimeoutMs,
       ...(legacy ? { prior: { kind: 'legacy' as const } } : {}),
     });
-    this.observe(transport);
+    this.progress.attach(transport);
     client.onclose = () => this.onClosed();
   }
 
@@ -258,29 +237,6 @@ export class ServerConnection {
     // Protocol errors from a misbehaving server must not crash the host; calls report their own failures.
     client.onerror = () => undefined;
     return client;
-  }
-
-  /**
-   * Routes progress notifications at the transport, in arrival order, before the SDK sees the response
-   * that follows them: the SDK client drops a progress notification that arrives together with its
-   * response (typescript-sdk #2580). mcpkit owns the progress tokens, so these never reach the SDK.
-   */
-  private observe(transport: Transport): void {
-    const inner = transport.onmessage;
-    transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
-      if ('method' in message && message.method === 'notifications/progress' && !('id' in message)) {
-        const params = (message.params ?? {}) as unknown as { progressToken?: unknown } & ProgressUpdate;
-        const handler = this.progress.get(String(params.progressToken));
-        if (handler) {
-          const update: ProgressUpdate = { progress: params.progress };
-          if (params.total !== undefined) update.total = params.total;
-          if (params.message !== undefined) update.message = params.message;
-          handler(update);
-          return;
-        }
-      }
-      (inner as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.(message, extra);
-    };
   }
 
   private onClosed(): void {
@@ -324,7 +280,7 @@ export class ServerConnection {
       // Either this request found the session gone, or another one did and replaced the connection
       // under it: both get one more try on the new session.
       const replaced = generation !== this.generation || this.reinitializing !== undefined;
-      if (!replaced && !this.isSessionLost(error)) throw error;
+      if (!replaced && !(this.status === 'ready' && isSessionLost(error))) throw error;
       await (this.reinitializing ?? (replaced ? undefined : this.reinitialize()));
       return this.runOnce(request);
     });
@@ -345,13 +301,6 @@ export class ServerConnection {
         },
       );
     });
-  }
-
-  private isSessionLost(error: unknown): boolean {
-    if (!(error instanceof SdkHttpError) || this.status !== 'ready') return false;
-    if (error.status === 404) return true;
-    const text = String((error.data as { text?: unknown }).text ?? error.message);
-    return error.status === 400 && /session/i.test(text);
   }
 
   /** Starts a new session on a fresh transport; concurrent callers share one attempt. */
@@ -454,7 +403,7 @@ export class ServerConnection {
     const onProgress = options.onProgress;
     const token = onProgress || ctx.listening('progress') ? `mcpkit-${++tokenCounter}` : undefined;
     if (token !== undefined) {
-      this.progress.set(token, (update) => {
+      this.progress.register(token, (update) => {
         ctx.emit('progress', { server: this.id, ...update });
         onProgress?.(update);
       });
@@ -475,7 +424,7 @@ export class ServerConnection {
       isError = result.isError === true;
       return result;
     } finally {
-      if (token !== undefined) this.progress.delete(token);
+      if (token !== undefined) this.progress.unregister(token);
       if (timed)
         ctx.emit('tool_completed', {
           server: this.id,

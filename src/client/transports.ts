@@ -1,5 +1,4 @@
 import {
-  SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type Transport,
@@ -60,15 +59,4 @@ function remoteTransport(entry: RemoteServer, sse: boolean): Transport {
       maxRetries: 5,
     },
   });
-}
-
-/**
- * True when a Streamable HTTP connect failed in the way the spec's backwards-compatibility section says
- * means "this is an old HTTP+SSE server": a 4xx (404/405 in practice) to the first POST.
- */
-export function shouldFallBackToSse(error: unknown): boolean {
-  if (!(error instanceof SdkHttpError)) return false;
-  const status = error.status;
-  // Authentication answers mean "right transport, wrong credentials": no fallback.
-  return status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 407;
 }
