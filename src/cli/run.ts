@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { errorMessage, isMcpkitError } from '../internal/errors.js';
+import { registerCheckCommand } from './check-command.js';
 import { registerConfigCommands } from './config-commands.js';
 import { type CliIO, processIO } from './io.js';
 import { registerServerCommands, SERVER_COMMANDS } from './server-commands.js';
@@ -23,6 +24,7 @@ export function createProgram(io: CliIO, adhoc?: readonly string[]): Command {
   registerConfigCommands(program, io);
   registerTransferCommands(program, io);
   registerServerCommands(program, io, adhoc);
+  registerCheckCommand(program, io, adhoc);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
@@ -35,7 +37,7 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
   try {
     // For server commands, `-- <command…>` is an ad-hoc server, cut off before commander sees it.
     const dash = argv.indexOf('--');
-    const serverCommand = argv[0] !== undefined && SERVER_COMMANDS.includes(argv[0]);
+    const serverCommand = argv[0] !== undefined && [...SERVER_COMMANDS, 'check'].includes(argv[0]);
     const adhoc = serverCommand && dash !== -1 ? argv.slice(dash + 1) : undefined;
     const words = adhoc ? argv.slice(0, dash) : [...argv];
     await createProgram(io, adhoc).parseAsync(words, { from: 'user' });

@@ -26,7 +26,9 @@ export type McpkitErrorCode =
   /** A tool call came back with `isError: true` (the CLI exits 1). */
   | 'TOOL_ERROR'
   /** The user cancelled (Ctrl-C, SIGTERM); the CLI exits 130. */
-  | 'CANCELLED';
+  | 'CANCELLED'
+  /** `mcpkit check` found at least one failing gate (exit 1). */
+  | 'CHECK_FAILED';
 
 /** Where a failure happened, for messages and for programs that handle the error. */
 export interface McpkitErrorContext {

@@ -1,0 +1,73 @@
+import { errorMessage } from '../internal/errors.js';
+import { type CheckTarget, GateContext, result, type SlowTool } from './context.js';
+import { generationsGate } from './gates/generations.js';
+import { handshakeGate } from './gates/handshake.js';
+import { httpSecurityGate } from './gates/http-security.js';
+import { hygieneGate } from './gates/hygiene.js';
+import { promptsGate, resourcesGate } from './gates/listings.js';
+import { robustnessGate } from './gates/robustness.js';
+import { cancellationGate, progressGate } from './gates/slow-tool.js';
+import { toolsGate } from './gates/tools.js';
+import { type CheckReport, GATE_IDS, type GateId, type GateResult } from './report.js';
+
+/** Options for {@link runCheck}. */
+export interface CheckOptions {
+  target: CheckTarget;
+  /** How the report names the server. */
+  label: string;
+  /** Run only these gates. */
+  only?: readonly GateId[];
+  /** Per request; default 5 s. */
+  timeoutMs?: number;
+  slowTool?: SlowTool;
+  /** The environment stdio servers inherit from (the safe list, as the runtime passes). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const GATES: Record<GateId, (ctx: GateContext) => Promise<GateResult>> = {
+  handshake: handshakeGate,
+  generations: generationsGate,
+  tools: toolsGate,
+  robustness: robustnessGate,
+  progress: progressGate,
+  cancellation: cancellationGate,
+  'stdio-hygiene': hygieneGate,
+  'http-security': httpSecurityGate,
+  resources: resourcesGate,
+  prompts: promptsGate,
+};
+
+/**
+ * Runs the quality gates against one server and returns the report. Gates run one after another on fresh
+ * connections; stdio hygiene is judged last, over everything the server printed during the check.
+ */
+export async function runCheck(options: CheckOptions): Promise<CheckReport> {
+  const ctx = new GateContext(
+    options.target,
+    options.timeoutMs ?? 5000,
+    options.env ?? process.env,
+    options.slowTool,
+  );
+  const selected = GATE_IDS.filter((id) => !options.only || options.only.includes(id));
+  const order = [
+    ...selected.filter((id) => id !== 'stdio-hygiene'),
+    ...selected.filter((id) => id === 'stdio-hygiene'),
+  ];
+  const results = new Map<GateId, GateResult>();
+  for (const id of order) {
+    try {
+      results.set(id, await GATES[id](ctx));
+    } catch (error) {
+      results.set(id, result(id, 'FAIL', errorMessage(error), {}));
+    }
+  }
+  const gates = selected.map((id) => results.get(id) as GateResult);
+  return {
+    target: options.label,
+    transport: options.target.kind,
+    gates,
+    passed: gates.filter((g) => g.status === 'PASS').length,
+    failed: gates.filter((g) => g.status === 'FAIL').length,
+    skipped: gates.filter((g) => g.status === 'SKIP').length,
+  };
+}
