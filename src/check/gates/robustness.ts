@@ -26,7 +26,7 @@ export async function robustnessGate(ctx: GateContext): Promise<GateResult> {
       steps.push({
         name,
         ok: code !== undefined && codes.includes(code),
-        detail: answer ? JSON.stringify(answer.error ?? answer.result) : `no answer within ${half} ms`,
+        detail: answer ? describe(answer) : `no answer within ${half} ms`,
       });
     };
     let down = false;
@@ -69,7 +69,7 @@ export async function robustnessGate(ctx: GateContext): Promise<GateResult> {
       steps.push({
         name: 'bad params → -32602 or isError',
         ok: answer?.error?.code === -32602 || isError,
-        detail: answer ? JSON.stringify(answer.error ?? answer.result) : 'no answer',
+        detail: answer ? describe(answer) : 'no answer',
       });
       await stillUp('bad params');
     }
@@ -118,4 +118,13 @@ async function burst(probe: Probe, timeoutMs: number): Promise<number> {
     return 0;
   }
   return answers.filter((a) => a?.result !== undefined).length;
+}
+
+/** An answer in one short line: `error -32601: Method not found`, or the result. */
+function describe(answer: JsonRpcMessage): string {
+  if (answer.error) {
+    const message = String(answer.error.message).replace(/\s+/g, ' ').slice(0, 80);
+    return `error ${answer.error.code}: ${message}`;
+  }
+  return `result ${JSON.stringify(answer.result).slice(0, 80)}`;
 }
