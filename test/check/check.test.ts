@@ -147,6 +147,27 @@ describe.concurrent('mcpkit check on the reference servers', () => {
     expect(robustness['burst of 1000 pings']).toBe('ok: 1000/1000 answered');
   });
 
+  it('an SDK v2 server speaks 2026-07-28 and every 2025 version; it too drops malformed frames', async () => {
+    const { report } = await check([
+      '--only',
+      'generations,robustness',
+      '--',
+      process.execPath,
+      fixture('servers/modern-server.mjs'),
+    ]);
+    expect(statuses(report)).toEqual({ generations: 'PASS', robustness: 'FAIL' });
+    expect(gate(report, 'generations')?.evidence.speaks).toEqual([
+      '2026-07-28',
+      '2025-11-25',
+      '2025-06-18',
+      '2025-03-26',
+      '2024-11-05',
+    ]);
+    expect(gate(report, 'generations')?.evidence.modern).toBe(
+      'server/discover and a stateless tools/list answered',
+    );
+  });
+
   it('server-memory (stdio): no prompts declared, robustness fails', async () => {
     const { report } = await check(['--', memory.command, ...(memory.args ?? [])]);
     expect(statuses(report)).toEqual({

@@ -1,4 +1,8 @@
-import { CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/client';
 import { type GateContext, result } from '../context.js';
 import { CHECK_CLIENT, initializeParams, LEGACY_VERSIONS, MODERN_VERSION } from '../probe.js';
 import type { GateResult } from '../report.js';
@@ -14,14 +18,25 @@ export async function generationsGate(ctx: GateContext): Promise<GateResult> {
 
   const modern = await ctx.open();
   try {
-    const discover = await modern.request('server/discover', {}, ctx.timeoutMs);
+    // Every 2026 request carries the envelope: version, client info and capabilities in `_meta`.
+    const meta = {
+      [PROTOCOL_VERSION_META_KEY]: MODERN_VERSION,
+      [CLIENT_INFO_META_KEY]: CHECK_CLIENT,
+      [CLIENT_CAPABILITIES_META_KEY]: {},
+    };
+    const discover = await modern.request('server/discover', { _meta: meta }, ctx.timeoutMs);
     const versions = (discover?.result?.supportedVersions ?? []) as unknown[];
     if (versions.includes(MODERN_VERSION)) {
-      const meta = { [PROTOCOL_VERSION_META_KEY]: MODERN_VERSION, [CLIENT_INFO_META_KEY]: CHECK_CLIENT };
-      const stateless = await modern.request('ping', { _meta: meta }, ctx.timeoutMs);
+      // A stateless request: no initialize, no session, just the envelope.
+      const capabilities = (discover?.result?.capabilities ?? {}) as Record<string, unknown>;
+      const kind = ['tools', 'resources', 'prompts'].find((c) => capabilities[c] !== undefined);
+      const stateless = kind
+        ? await modern.request(`${kind}/list`, { _meta: meta }, ctx.timeoutMs)
+        : discover;
+      const what = kind ? `a stateless ${kind}/list` : 'no list to request';
       evidence.modern = stateless?.result
-        ? 'server/discover and a stateless ping answered'
-        : 'server/discover only; stateless ping failed';
+        ? `server/discover and ${what} answered`
+        : `server/discover answered; ${what} failed: ${JSON.stringify(stateless?.error ?? 'no answer')}`;
       if (stateless?.result) speaks.push(MODERN_VERSION);
     } else {
       evidence.modern = discover?.error
