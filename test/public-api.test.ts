@@ -1,0 +1,26 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+
+// The package as users import it: by name, through its `exports` map, from the built dist/.
+describe('public API', () => {
+  it('exposes each capability on its subpath and everything on the root', async () => {
+    const root = await import('mcpkit');
+    const config = await import('mcpkit/config');
+    const client = await import('mcpkit/client');
+    const check = await import('mcpkit/check');
+    expect(typeof config.loadConfig).toBe('function');
+    expect(typeof client.Runtime.create).toBe('function');
+    expect(typeof check.runCheck).toBe('function');
+    expect(root.Runtime).toBe(client.Runtime);
+    expect(root.McpkitError).toBe(config.McpkitError);
+  });
+
+  it('has the documented types', async () => {
+    const { Runtime } = await import('../src/client/index.js');
+    const { parseServerEntry } = await import('../src/config/index.js');
+    type RuntimeInstance = Awaited<ReturnType<typeof Runtime.create>>;
+    expectTypeOf<RuntimeInstance['close']>().returns.resolves.toBeVoid();
+    expectTypeOf(parseServerEntry).parameter(0).toBeUnknown();
+    type Status = ReturnType<RuntimeInstance['server']>['status'];
+    expectTypeOf<Status>().toEqualTypeOf<'starting' | 'ready' | 'failed' | 'stopped'>();
+  });
+});
