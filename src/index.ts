@@ -4,3 +4,4 @@
 export * from './check/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
+export * from './serve/index.js';

@@ -73,7 +73,12 @@ export class HttpProbe implements Probe {
   async request(method: string, params: Record<string, unknown> | undefined, timeoutMs: number) {
     const id = this.nextId++;
     const frame = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-    const answer = await this.raw(frame, id, timeoutMs);
+    // A 2026-era request repeats its envelope's version (and its method) in headers.
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+    const headers: Record<string, string> =
+      typeof version === 'string' ? { 'mcp-protocol-version': version, 'mcp-method': method } : {};
+    const answer = await this.raw(frame, id, timeoutMs, headers);
     if (method === 'initialize' && answer?.result) {
       this.protocolVersion = String(answer.result.protocolVersion ?? '');
     }
@@ -84,8 +89,9 @@ export class HttpProbe implements Probe {
     frame: string,
     id: string | number | null,
     timeoutMs: number,
+    headers: Record<string, string> = {},
   ): Promise<JsonRpcMessage | undefined> {
-    const exchange = await this.post(frame, {}, timeoutMs);
+    const exchange = await this.post(frame, headers, timeoutMs);
     const session = exchange.headers.get('mcp-session-id');
     if (session) this.sessionId = session;
     return exchange.messages.find((m) => m.method === undefined && (m.id ?? null) === id);

@@ -21,8 +21,16 @@ export interface Probe {
     params: Record<string, unknown> | undefined,
     timeoutMs: number,
   ): Promise<JsonRpcMessage | undefined>;
-  /** Writes a frame as given and waits for the answer with `id` (null: an answer to an unparsable frame). */
-  raw(frame: string, id: string | number | null, timeoutMs: number): Promise<JsonRpcMessage | undefined>;
+  /**
+   * Writes a frame as given and waits for the answer with `id` (null: an answer to an unparsable frame).
+   * `headers` are extra HTTP headers (ignored on stdio).
+   */
+  raw(
+    frame: string,
+    id: string | number | null,
+    timeoutMs: number,
+    headers?: Record<string, string>,
+  ): Promise<JsonRpcMessage | undefined>;
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Notifications received so far. */
   readonly notifications: JsonRpcMessage[];

@@ -1,0 +1,62 @@
+import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { checkFrame } from './frames.js';
+
+/**
+ * The stdio server transport serve/ hands to the SDK's `serveStdio`: newline-delimited JSON on the given
+ * streams, answering malformed frames itself (see frames.ts) and passing the rest on. stdout carries
+ * protocol frames only.
+ */
+export class GuardedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private pending = '';
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.setEncoding('utf8');
+    this.input.on('data', (chunk: string) => this.onData(chunk));
+    this.input.on('end', () => void this.close());
+    this.input.on('error', (error) => this.onerror?.(error));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return;
+    if (!this.output.write(`${JSON.stringify(message)}\n`)) {
+      await new Promise<void>((resolve) => this.output.once('drain', resolve));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.pause();
+    this.onclose?.();
+  }
+
+  private onData(chunk: string): void {
+    this.pending += chunk;
+    let index = this.pending.indexOf('\n');
+    while (index !== -1) {
+      const line = this.pending.slice(0, index).replace(/\r$/, '');
+      this.pending = this.pending.slice(index + 1);
+      if (line.trim() !== '') this.onLine(line);
+      index = this.pending.indexOf('\n');
+    }
+  }
+
+  private onLine(line: string): void {
+    const checked = checkFrame(line);
+    if (!checked.ok) {
+      void this.send(checked.answer as unknown as JSONRPCMessage);
+      return;
+    }
+    this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
+  }
+}

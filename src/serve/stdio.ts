@@ -1,0 +1,27 @@
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { GuardedStdioTransport } from './guarded-stdio.js';
+
+/** Options for {@link serveOverStdio}. */
+export interface ServeStdioOptions {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** Out-of-band errors; they go to stderr, never stdout. */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * Serves an MCP server on stdio for both generations: 2026-07-28 (stateless, `server/discover`) and the
+ * 2025 `initialize` handshake, with malformed frames answered instead of dropped.
+ */
+export function serveOverStdio(factory: McpServerFactory, options: ServeStdioOptions = {}) {
+  const transport = new GuardedStdioTransport(
+    (options.input ?? process.stdin) as import('node:stream').Readable,
+    (options.output ?? process.stdout) as import('node:stream').Writable,
+  );
+  return serveStdio(factory, {
+    transport,
+    legacy: 'serve',
+    onerror: options.onError ?? ((error) => process.stderr.write(`mcpkit serve: ${error.message}\n`)),
+  });
+}
