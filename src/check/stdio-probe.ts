@@ -78,18 +78,9 @@ export class StdioProbe implements Probe {
   }
 
   raw(frame: string, id: string | number | null, timeoutMs: number): Promise<JsonRpcMessage | undefined> {
-    const key = JSON.stringify(id);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(key);
-        resolve(undefined);
-      }, timeoutMs);
-      this.waiters.set(key, (message) => {
-        clearTimeout(timer);
-        resolve(message);
-      });
-      this.write(`${frame}\n`);
-    });
+    const answer = this.expect(id, timeoutMs);
+    this.write(`${frame}\n`);
+    return answer;
   }
 
   /** Writes without waiting for anything (bursts). */
@@ -97,8 +88,8 @@ export class StdioProbe implements Probe {
     if (!this.exited) this.child.stdin.write(text);
   }
 
-  /** Registers a waiter for an id without writing (for bursts written in one go). */
-  expect(id: string | number, timeoutMs: number): Promise<JsonRpcMessage | undefined> {
+  /** Waits for the answer with `id` without writing (for bursts written in one go). */
+  expect(id: string | number | null, timeoutMs: number): Promise<JsonRpcMessage | undefined> {
     const key = JSON.stringify(id);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
