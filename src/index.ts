@@ -1,6 +1,7 @@
 // mcpkit — everything exported here is public API. Each capability also has its own subpath
 // (`mcpkit/config`, …) so an embedder loads only what it uses.
 
+export * from './bridge/index.js';
 export * from './check/index.js';
 export * from './client/index.js';
 export * from './config/index.js';

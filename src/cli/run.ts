@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { errorMessage, isMcpkitError } from '../internal/errors.js';
+import { registerBridgeCommand } from './bridge-command.js';
 import { registerCheckCommand } from './check-command.js';
 import { registerConfigCommands } from './config-commands.js';
 import { type CliIO, processIO } from './io.js';
@@ -25,6 +26,7 @@ export function createProgram(io: CliIO, adhoc?: readonly string[]): Command {
   registerTransferCommands(program, io);
   registerServerCommands(program, io, adhoc);
   registerCheckCommand(program, io, adhoc);
+  registerBridgeCommand(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -28,7 +28,9 @@ export type McpkitErrorCode =
   /** The user cancelled (Ctrl-C, SIGTERM); the CLI exits 130. */
   | 'CANCELLED'
   /** `mcpkit check` found at least one failing gate (exit 1). */
-  | 'CHECK_FAILED';
+  | 'CHECK_FAILED'
+  /** A bridge contract is invalid; the message lists every problem with file:line:col. */
+  | 'CONTRACT_INVALID';
 
 /** Where a failure happened, for messages and for programs that handle the error. */
 export interface McpkitErrorContext {

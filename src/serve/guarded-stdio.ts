@@ -17,6 +17,7 @@ export class GuardedStdioTransport implements Transport {
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
+    private readonly onClosed?: () => void,
   ) {}
 
   async start(): Promise<void> {
@@ -38,6 +39,7 @@ export class GuardedStdioTransport implements Transport {
     this.closed = true;
     this.input.pause();
     this.onclose?.();
+    this.onClosed?.();
   }
 
   private onData(chunk: string): void {

@@ -8,6 +8,8 @@ export interface ServeStdioOptions {
   output?: NodeJS.WritableStream;
   /** Out-of-band errors; they go to stderr, never stdout. */
   onError?: (error: Error) => void;
+  /** Called once when the client goes away (stdin EOF) or the transport closes. */
+  onClose?: () => void;
 }
 
 /**
@@ -18,6 +20,7 @@ export function serveOverStdio(factory: McpServerFactory, options: ServeStdioOpt
   const transport = new GuardedStdioTransport(
     (options.input ?? process.stdin) as import('node:stream').Readable,
     (options.output ?? process.stdout) as import('node:stream').Writable,
+    options.onClose,
   );
   return serveStdio(factory, {
     transport,

@@ -1,0 +1,252 @@
+import { resolve } from 'node:path';
+import {
+  type CallToolResult,
+  type McpServerFactory,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { ValidateFunction } from 'ajv';
+import { replaceVariables } from '../config/index.js';
+import { McpkitError } from '../internal/errors.js';
+import { buildArgv } from './argv.js';
+import { durationMs, sizeBytes, type ToolContract } from './contract.js';
+import { compileValidator, inputSchemaOf, resolveArguments } from './input.js';
+import { JobManager } from './jobs.js';
+import type { LoadedContract } from './load-contract.js';
+import { loadModuleTool, type ModuleTool, runModuleTool } from './module-tools.js';
+import { progressReporter } from './progress.js';
+import { toolResult } from './results.js';
+import { runProgram } from './runner.js';
+
+/** Options for {@link createBridge}. */
+export interface BridgeOptions {
+  /** Serve only tools annotated readOnlyHint: true. */
+  readOnly?: boolean;
+  /** Session default overrides (`--set key=value`). */
+  set?: Record<string, unknown>;
+  /** The environment tools inherit and `${VAR}` in `env` expands from; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Working directory when the contract names none; default process.cwd(). */
+  cwd?: string;
+}
+
+/** A bridge ready to serve: the server factory, the exact tools/list, and shutdown. */
+export interface Bridge {
+  factory: McpServerFactory;
+  tools: Tool[];
+  jobs: JobManager;
+  shutdown(): Promise<void>;
+}
+
+interface PreparedTool {
+  name: string;
+  contract: ToolContract;
+  definition: Tool;
+  validate: ValidateFunction;
+  module?: ModuleTool;
+}
+
+const PAGE = 100;
+
+/** Builds a bridge from a loaded contract: every check that can fail does so here, before serving. */
+export async function createBridge(loaded: LoadedContract, options: BridgeOptions = {}): Promise<Bridge> {
+  const { contract } = loaded;
+  const parentEnv = options.env ?? process.env;
+  const env = processEnvironment(parentEnv, contract.env);
+  const cwd = contract.cwd !== undefined ? resolve(loaded.dir, contract.cwd) : (options.cwd ?? process.cwd());
+  const defaults = { ...(contract.defaults ?? {}), ...(options.set ?? {}) };
+  const jobs = new JobManager();
+
+  const prepared: PreparedTool[] = [];
+  for (const [name, tool] of Object.entries(contract.tools)) {
+    if (options.readOnly && tool.annotations?.readOnlyHint !== true) continue;
+    const inputSchema = inputSchemaOf(tool);
+    const definition: Tool = {
+      name,
+      ...(tool.title ? { title: tool.title } : {}),
+      description: tool.description,
+      inputSchema: inputSchema as Tool['inputSchema'],
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    };
+    const entry: PreparedTool = { name, contract: tool, definition, validate: compileValidator(inputSchema) };
+    if (tool.module)
+      entry.module = await loadModuleTool(resolve(loaded.dir, tool.module), tool.function ?? name, name);
+    prepared.push(entry);
+  }
+  const background = prepared.some((t) => t.contract.background !== undefined);
+  const tools = [...prepared.map((t) => t.definition), ...(background ? JOB_TOOLS : [])];
+  const byName = new Map(prepared.map((t) => [t.name, t]));
+
+  const call = async (
+    name: string,
+    given: Record<string, unknown> | undefined,
+    ctx: ServerContext,
+  ): Promise<CallToolResult> => {
+    if (background && name in JOB_HANDLERS)
+      return JOB_HANDLERS[name as keyof typeof JOB_HANDLERS](jobs, given ?? {});
+    const tool = byName.get(name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const resolved = resolveArguments(tool.contract, given, defaults, tool.validate);
+    if (!resolved.ok) return invalid(name, resolved.problems);
+    const progress = progressReporter(tool.contract.progress, ctx);
+    if (tool.module) {
+      const result = await runModuleTool(tool.module, resolved.args, ctx.mcpReq.signal, progress);
+      await progress.flush();
+      return result;
+    }
+    const argv = buildArgv(tool.contract.argv ?? [], resolved.args);
+    if (!argv.ok) return invalid(name, argv.problems);
+    const program = tool.contract.program ?? (contract.program as string);
+    if (tool.contract.background !== undefined) {
+      const template = tool.contract.background === true ? undefined : tool.contract.background.url;
+      const url = template?.replace(/\{([A-Za-z_][A-Za-z0-9_-]*)\}/g, (_, key: string) =>
+        String(resolved.args[key] ?? ''),
+      );
+      try {
+        const job = await jobs.start(name, program, argv.argv, cwd, env, url);
+        return { content: [{ type: 'text', text: JSON.stringify(job) }], structuredContent: { ...job } };
+      } catch (error) {
+        return {
+          content: [{ type: 'text', text: `cannot start ${program}: ${(error as Error).message}` }],
+          isError: true,
+        };
+      }
+    }
+    const timeoutMs = durationMs(tool.contract.timeout ?? contract.timeout, 60_000);
+    const run = await runProgram({
+      program,
+      argv: argv.argv,
+      cwd,
+      env,
+      timeoutMs,
+      graceMs: durationMs(tool.contract.grace ?? contract.grace, 5000),
+      maxOutput: sizeBytes(tool.contract.maxOutput ?? contract.maxOutput, 1024 * 1024),
+      signal: ctx.mcpReq.signal,
+      ...(progress.onLine ? { onLine: progress.onLine } : {}),
+    });
+    await progress.flush();
+    return toolResult(tool.contract, program, run, timeoutMs);
+  };
+
+  const factory: McpServerFactory = () => {
+    const server = new Server(
+      { name: contract.name, version: contract.version ?? '0.0.0' },
+      {
+        capabilities: { tools: {}, logging: {} },
+        ...(contract.instructions ? { instructions: contract.instructions } : {}),
+      },
+    );
+    server.setRequestHandler('tools/list', async (request) => {
+      const start = request.params?.cursor ? Number(request.params.cursor) : 0;
+      if (!Number.isInteger(start) || start < 0 || start > tools.length) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+      }
+      const next = start + PAGE;
+      return {
+        tools: tools.slice(start, next),
+        ...(next < tools.length ? { nextCursor: String(next) } : {}),
+      };
+    });
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      call(request.params.name, request.params.arguments as Record<string, unknown> | undefined, ctx),
+    );
+    return server;
+  };
+
+  return { factory, tools, jobs, shutdown: () => jobs.stopAll() };
+}
+
+function invalid(name: string, problems: string[]): CallToolResult {
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `Invalid arguments for ${name}; nothing was run:\n${problems.map((p) => `- ${p}`).join('\n')}`,
+      },
+    ],
+    isError: true,
+  };
+}
+
+/** The parent environment plus the contract's `env`, `${VAR}`s expanded; an unset variable is an error now, not at call time. */
+function processEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  extra: Record<string, string> | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parent)) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    env[key] = replaceVariables(value, (ref) => {
+      const current = parent[ref.name];
+      if (ref.default !== undefined) return current === undefined || current === '' ? ref.default : current;
+      if (current === undefined) {
+        throw new McpkitError(
+          'CONTRACT_INVALID',
+          `env.${key} uses \${${ref.name}}, which is not set; set it or write \${${ref.name}:-default}`,
+        );
+      }
+      return current;
+    });
+  }
+  return env;
+}
+
+/** The job tools added when any tool runs in the background. */
+const JOB_TOOLS: Tool[] = [
+  {
+    name: 'jobs_list',
+    description: 'List the background jobs this bridge started: id, tool, pid, url, status, exit code.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'job_output',
+    description: 'The last lines of a background job’s stdout and stderr.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: { type: 'string', description: 'The job id' },
+        lines: { type: 'integer', minimum: 1, default: 50, description: 'How many lines of each' },
+      },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'job_stop',
+    description: 'Stop a background job and its whole process group.',
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'string', description: 'The job id' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    annotations: { destructiveHint: true },
+  },
+];
+
+const text = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+  structuredContent: value as Record<string, unknown>,
+});
+const noJob = (id: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: `no job ${String(id)}` }],
+  isError: true,
+});
+
+const JOB_HANDLERS = {
+  jobs_list: async (jobs: JobManager) => text({ jobs: jobs.list() }),
+  job_output: async (jobs: JobManager, args: Record<string, unknown>) => {
+    const output = jobs.output(String(args.id), typeof args.lines === 'number' ? args.lines : 50);
+    return output ? text(output) : noJob(args.id);
+  },
+  job_stop: async (jobs: JobManager, args: Record<string, unknown>) => {
+    const job = await jobs.stop(String(args.id));
+    return job ? text({ job }) : noJob(args.id);
+  },
+};

@@ -1,0 +1,108 @@
+import type { Command } from 'commander';
+import { createBridge, loadContract } from '../bridge/index.js';
+import { serveOverHttp, serveOverStdio } from '../serve/index.js';
+import type { CliIO } from './io.js';
+import { collect, parseTransport, positiveInteger, usage } from './options.js';
+
+interface BridgeFlags {
+  transport?: 'stdio' | 'http' | 'sse';
+  host: string;
+  port?: number;
+  readOnly?: boolean;
+  set: string[];
+  printTools?: boolean;
+}
+
+/** `mcpkit bridge <contract>` serves a contract's tools; `mcpkit bridge lint <contract>` checks it. */
+export function registerBridgeCommand(program: Command, io: CliIO): void {
+  program
+    .command('bridge')
+    .description(
+      'serve a command-line program as MCP tools from a YAML contract; `bridge lint <contract>` checks one',
+    )
+    .argument('<contract>', 'the contract file (or "lint")')
+    .argument('[lint-contract]', 'with lint: the contract to check')
+    .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
+    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+    .option('--port <n>', 'HTTP port (default: any free port)', positiveInteger('--port'))
+    .option('--read-only', 'serve only tools annotated readOnlyHint: true')
+    .option(
+      '--set <key=value>',
+      'override a session default (repeatable; value parsed as JSON when it can be)',
+      collect,
+      [],
+    )
+    .option('--print-tools', 'with lint: print the exact tools/list JSON that will be served')
+    .action(async (first: string, second: string | undefined, flags: BridgeFlags) => {
+      const lint = first === 'lint';
+      const file = lint ? second : first;
+      if (file === undefined) usage('bridge lint: missing <contract>');
+      if (!lint && second !== undefined) usage(`bridge: unexpected argument "${second}"`);
+      const loaded = await loadContract(file);
+      const bridge = await createBridge(loaded, {
+        ...(flags.readOnly ? { readOnly: true } : {}),
+        set: parseSets(flags.set),
+        env: io.env,
+        cwd: io.cwd,
+      });
+      if (lint) {
+        if (flags.printTools) io.out(`${JSON.stringify({ tools: bridge.tools }, null, 2)}\n`);
+        else
+          io.out(`${loaded.file}: ok, ${bridge.tools.length} tool${bridge.tools.length === 1 ? '' : 's'}\n`);
+        return;
+      }
+      if (flags.transport === 'sse') usage('bridge serves stdio or http');
+      await serveUntilDone(io, bridge, flags, loaded.contract.name);
+    });
+}
+
+/** Serves until the client leaves (stdin EOF) or a signal; then every job is stopped. */
+async function serveUntilDone(
+  io: CliIO,
+  bridge: Awaited<ReturnType<typeof createBridge>>,
+  flags: BridgeFlags,
+  name: string,
+): Promise<void> {
+  let stop: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    if (flags.transport === 'http') {
+      const http = await serveOverHttp(bridge.factory, {
+        host: flags.host,
+        ...(flags.port ? { port: flags.port } : {}),
+      });
+      io.err(`mcpkit bridge: serving ${name} on ${http.url}\n`);
+      await done;
+      await http.close();
+    } else {
+      const handle = serveOverStdio(bridge.factory, { onClose: stop });
+      await done;
+      await handle.close();
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await bridge.shutdown();
+  }
+}
+
+function parseSets(pairs: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) usage(`--set "${pair}": expected key=value`);
+    const raw = pair.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // Not JSON: the text itself.
+    }
+    out[pair.slice(0, eq)] = value;
+  }
+  return out;
+}
