@@ -453,10 +453,17 @@ export class ServerConnection {
     return this.run((client) => client.complete(params, this.requestOptions({})));
   }
 
-  /** Round-trip time in milliseconds. */
+  /**
+   * Round-trip time in milliseconds. 2026-07-28 has no `ping`; there a `server/discover` is the cheapest
+   * request that proves the server answers.
+   */
   async ping(): Promise<number> {
     const started = performance.now();
-    await this.run((client) => client.ping(this.requestOptions({})));
+    await this.run((client) =>
+      client.getProtocolEra() === 'modern'
+        ? client.discover(this.requestOptions({}))
+        : client.ping(this.requestOptions({})),
+    );
     return performance.now() - started;
   }
 
