@@ -323,3 +323,28 @@ describe('bridge lint', () => {
     expect((await readFile(contract, 'utf8')).length).toBeGreaterThan(0);
   });
 });
+
+describe('bridge contract JSON Schema', () => {
+  it('schemas/bridge-contract.schema.json is generated from the contract schemas (npm run schema)', async () => {
+    const { contractJsonSchema } = await import('../../src/bridge/json-schema.js');
+    const committed = JSON.parse(
+      await readFile(new URL('../../schemas/bridge-contract.schema.json', import.meta.url), 'utf8'),
+    );
+    expect(committed).toEqual(JSON.parse(JSON.stringify(contractJsonSchema())));
+    // The shipped contracts validate against it, as an editor would check them.
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const { parse } = await import('yaml');
+    const validate = new Ajv2020({ strict: false }).compile(committed);
+    for (const file of [
+      '../../examples/git.yaml',
+      '../../examples/jq.yaml',
+      '../fixtures/bridge/contract.yaml',
+    ]) {
+      const value = parse(await readFile(new URL(file, import.meta.url), 'utf8'));
+      expect(validate(value), `${file}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+    expect(validate({ name: 'x', tools: { t: { description: 'd', argv: [{ switch: '--v' }] } } })).toBe(
+      false,
+    );
+  });
+});
