@@ -9,11 +9,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv';
-import { replaceVariables } from '../config/index.js';
+// Only the variables module: a bridge must not load the client-config formats to start.
+import { replaceVariables } from '../config/variables.js';
 import { McpkitError } from '../internal/errors.js';
 import { buildArgv } from './argv.js';
 import { durationMs, sizeBytes, type ToolContract } from './contract.js';
-import { compileValidator, inputSchemaOf, resolveArguments } from './input.js';
+import { inputSchemaOf, lazyValidator, resolveArguments } from './input.js';
 import { JobManager } from './jobs.js';
 import type { LoadedContract } from './load-contract.js';
 import { loadModuleTool, type ModuleTool, runModuleTool } from './module-tools.js';
@@ -45,7 +46,7 @@ interface PreparedTool {
   name: string;
   contract: ToolContract;
   definition: Tool;
-  validate: ValidateFunction;
+  validate: () => Promise<ValidateFunction>;
   module?: ModuleTool;
 }
 
@@ -72,7 +73,7 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
       ...(tool.annotations ? { annotations: tool.annotations } : {}),
     };
-    const entry: PreparedTool = { name, contract: tool, definition, validate: compileValidator(inputSchema) };
+    const entry: PreparedTool = { name, contract: tool, definition, validate: lazyValidator(inputSchema) };
     if (tool.module)
       entry.module = await loadModuleTool(resolve(loaded.dir, tool.module), tool.function ?? name, name);
     prepared.push(entry);
@@ -90,7 +91,7 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
       return JOB_HANDLERS[name as keyof typeof JOB_HANDLERS](jobs, given ?? {});
     const tool = byName.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const resolved = resolveArguments(tool.contract, given, defaults, tool.validate);
+    const resolved = resolveArguments(tool.contract, given, defaults, await tool.validate());
     if (!resolved.ok) return invalid(name, resolved.problems);
     const progress = progressReporter(tool.contract.progress, ctx);
     if (tool.module) {

@@ -1,7 +1,8 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020 as Ajv2020Type, ValidateFunction } from 'ajv/dist/2020.js';
 import type { ToolContract } from './contract.js';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+// Loaded on the first call, not at start-up: a bridge must initialize as fast as a bare server.
+let ajv: Promise<Ajv2020Type> | undefined;
 
 /** The `inputSchema` a tool is served with: its args as JSON Schema properties, `required` collected. */
 export function inputSchemaOf(tool: ToolContract): Record<string, unknown> {
@@ -20,9 +21,15 @@ export function inputSchemaOf(tool: ToolContract): Record<string, unknown> {
   };
 }
 
-/** A compiled validator for a tool's arguments. */
-export function compileValidator(schema: Record<string, unknown>): ValidateFunction {
-  return ajv.compile(schema);
+/** A validator for a tool's arguments, compiled on first use and then reused. */
+export function lazyValidator(schema: Record<string, unknown>): () => Promise<ValidateFunction> {
+  let compiled: ValidateFunction | undefined;
+  return async () => {
+    if (compiled) return compiled;
+    ajv ??= import('ajv/dist/2020.js').then(({ Ajv2020 }) => new Ajv2020({ strict: false, allErrors: true }));
+    compiled = (await ajv).compile(schema);
+    return compiled;
+  };
 }
 
 /**

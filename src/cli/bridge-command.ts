@@ -14,7 +14,7 @@ interface BridgeFlags {
 }
 
 /** `mcpkit bridge <contract>` serves a contract's tools; `mcpkit bridge lint <contract>` checks it. */
-export function registerBridgeCommand(program: Command, io: CliIO): void {
+export function registerBridgeCommand(program: Command, io: CliIO, _adhoc?: readonly string[]): void {
   program
     .command('bridge')
     .description(

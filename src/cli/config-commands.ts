@@ -23,7 +23,7 @@ import type { CliIO } from './io.js';
 import { collect, parseScope, parseTransport, positiveInteger, usage } from './options.js';
 
 /** `add`, `add-json`, `list`, `get`, `remove`: the config commands, modelled on `claude mcp`. */
-export function registerConfigCommands(program: Command, io: CliIO): void {
+export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: readonly string[]): void {
   const where = { cwd: io.cwd, env: io.env };
 
   program

@@ -1,4 +1,5 @@
-import { McpkitError, type Scope } from '../config/index.js';
+import type { Scope } from '../config/paths.js';
+import { McpkitError } from '../internal/errors.js';
 
 /** Throws the usage error (exit 2) with a message that says what to do. */
 export function usage(message: string): never {

@@ -1,32 +1,54 @@
 import { Command, CommanderError } from 'commander';
 import { errorMessage, isMcpkitError } from '../internal/errors.js';
-import { registerBridgeCommand } from './bridge-command.js';
-import { registerCheckCommand } from './check-command.js';
-import { registerConfigCommands } from './config-commands.js';
 import { type CliIO, processIO } from './io.js';
-import { registerServerCommands, SERVER_COMMANDS } from './server-commands.js';
-import { registerTransferCommands } from './transfer-commands.js';
 import { CLI_VERSION } from './version.js';
 
 /** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;
 
+/** Commands that talk to a server; after `--` comes an ad-hoc stdio server for them. */
+const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping', 'check'];
+
+type Register = (program: Command, io: CliIO, adhoc: readonly string[] | undefined) => void;
+
 /**
- * Builds the `mcpkit` program with every command group registered. `adhoc` is what followed `--` for a
- * command that talks to a server: the ad-hoc stdio server to start.
+ * The command groups, each loaded only when one of its commands runs: `mcpkit bridge` must start as fast
+ * as a bare server, so it must not load the client runtime, the config formats or the checks.
  */
-export function createProgram(io: CliIO, adhoc?: readonly string[]): Command {
+const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
+  {
+    commands: ['add', 'add-json', 'list', 'get', 'remove'],
+    load: async () => (await import('./config-commands.js')).registerConfigCommands,
+  },
+  {
+    commands: ['import', 'export'],
+    load: async () => (await import('./transfer-commands.js')).registerTransferCommands,
+  },
+  {
+    commands: ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping'],
+    load: async () => (await import('./server-commands.js')).registerServerCommands,
+  },
+  { commands: ['check'], load: async () => (await import('./check-command.js')).registerCheckCommand },
+  { commands: ['bridge'], load: async () => (await import('./bridge-command.js')).registerBridgeCommand },
+];
+
+/**
+ * Builds the `mcpkit` program: the group of `command` only, or every group (for help, version or an
+ * unknown command). `adhoc` is what followed `--` for a command that talks to a server.
+ */
+export async function createProgram(
+  io: CliIO,
+  adhoc?: readonly string[],
+  command?: string,
+): Promise<Command> {
   const program = new Command('mcpkit')
     .description('Connect AI agents and command-line programs through the Model Context Protocol.')
     .version(CLI_VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showSuggestionAfterError();
-  registerConfigCommands(program, io);
-  registerTransferCommands(program, io);
-  registerServerCommands(program, io, adhoc);
-  registerCheckCommand(program, io, adhoc);
-  registerBridgeCommand(program, io);
+  const mine = GROUPS.filter((g) => command !== undefined && g.commands.includes(command));
+  for (const group of mine.length > 0 ? mine : GROUPS) (await group.load())(program, io, adhoc);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
@@ -39,10 +61,10 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
   try {
     // For server commands, `-- <command…>` is an ad-hoc server, cut off before commander sees it.
     const dash = argv.indexOf('--');
-    const serverCommand = argv[0] !== undefined && [...SERVER_COMMANDS, 'check'].includes(argv[0]);
+    const serverCommand = argv[0] !== undefined && SERVER_COMMANDS.includes(argv[0]);
     const adhoc = serverCommand && dash !== -1 ? argv.slice(dash + 1) : undefined;
     const words = adhoc ? argv.slice(0, dash) : [...argv];
-    await createProgram(io, adhoc).parseAsync(words, { from: 'user' });
+    await (await createProgram(io, adhoc, argv[0])).parseAsync(words, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -17,9 +17,6 @@ import { createProgressReporter } from './progress.js';
 import { resolveTargets } from './target.js';
 import { CLI_VERSION } from './version.js';
 
-/** Commands that talk to servers. `adhoc` holds the words after `--`: an ad-hoc stdio server. */
-export const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping'];
-
 /**
  * `tools`, `call`, `resources`, `read`, `prompts`, `prompt`, `ping`. `<server>` is a configured name, a
  * URL, or omitted when `-- <command…>` names an ad-hoc stdio server.

@@ -12,7 +12,7 @@ import type { CliIO } from './io.js';
 import { parseScope, usage } from './options.js';
 
 /** `import` and `export`: mcpkit's config to and from every client's own format. */
-export function registerTransferCommands(program: Command, io: CliIO): void {
+export function registerTransferCommands(program: Command, io: CliIO, _adhoc?: readonly string[]): void {
   const where = { cwd: io.cwd, env: io.env };
   const clients = CLIENT_IDS.join(', ');
 
