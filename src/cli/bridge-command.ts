@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createBridge, loadContract } from '../bridge/index.js';
-import { serveOverHttp, serveOverStdio } from '../serve/index.js';
+// stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
+import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
 import { collect, parseTransport, positiveInteger, usage } from './options.js';
 
@@ -71,6 +72,7 @@ async function serveUntilDone(
   process.once('SIGTERM', stop);
   try {
     if (flags.transport === 'http') {
+      const { serveOverHttp } = await import('../serve/http.js');
       const http = await serveOverHttp(bridge.factory, {
         host: flags.host,
         ...(flags.port ? { port: flags.port } : {}),
