@@ -111,6 +111,11 @@ export class StdioProbe implements Probe {
     return stopGroup(this.child, { stdinGraceMs: 500, termGraceMs: 1000 });
   }
 
+  /** Sends a signal to the server process itself (not its group): what a terminal or supervisor does. */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
   private onLine(line: string): void {
     if (line.trim() === '') return;
     let message: JsonRpcMessage;

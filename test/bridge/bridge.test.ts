@@ -260,6 +260,28 @@ describe('bridge: background jobs', () => {
     expect((await server.callTool('job_stop', { id: 'job-999' })).isError).toBe(true);
   });
 
+  it.each(['SIGTERM', 'SIGINT'] as const)('every job dies when the bridge gets %s', async (signal) => {
+    const probe = await StdioProbe.start({ ...bridge(), parentEnv: process.env });
+    try {
+      await probe.request(
+        'initialize',
+        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        5000,
+      );
+      await probe.notify('notifications/initialized');
+      const answer = await probe.request('tools/call', { name: 'server', arguments: {} }, 5000);
+      const pid = (answer?.result?.structuredContent as { pid: number }).pid;
+      expect(alive(pid)).toBe(true);
+      probe.signal(signal);
+      for (let i = 0; i < 150 && alive(pid); i++) await sleep(20);
+      expect(alive(pid)).toBe(false);
+      for (let i = 0; i < 100 && probe.alive(); i++) await sleep(20);
+      expect(probe.alive()).toBe(false);
+    } finally {
+      await probe.close();
+    }
+  });
+
   it('every job dies when the bridge exits', async () => {
     const own = await Runtime.create({ servers: [{ name: 'b', entry: bridge() }] });
     const job = (await own.server('b').callTool('server')).structuredContent as { pid: number };
