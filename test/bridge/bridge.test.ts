@@ -270,7 +270,7 @@ describe('bridge: background jobs', () => {
       );
       await probe.notify('notifications/initialized');
       const answer = await probe.request('tools/call', { name: 'server', arguments: {} }, 5000);
-      const pid = (answer?.result?.structuredContent as { pid: number }).pid;
+      const pid = (answer?.result?.structuredContent as { pid: number } | undefined)?.pid ?? 0;
       expect(alive(pid)).toBe(true);
       probe.signal(signal);
       for (let i = 0; i < 150 && alive(pid); i++) await sleep(20);
