@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ValidateFunction } from 'ajv';
 // Only the variables module: a bridge must not load the client-config formats to start.
-import { replaceVariables } from '../config/variables.js';
+import { expandVariables } from '../config/variables.js';
 import { McpkitError } from '../internal/errors.js';
 import { buildArgv } from './argv.js';
 import { durationMs, sizeBytes, type ToolContract } from './contract.js';
@@ -181,16 +181,11 @@ function processEnvironment(
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) if (value !== undefined) env[key] = value;
   for (const [key, value] of Object.entries(extra ?? {})) {
-    env[key] = replaceVariables(value, (ref) => {
-      const current = parent[ref.name];
-      if (ref.default !== undefined) return current === undefined || current === '' ? ref.default : current;
-      if (current === undefined) {
-        throw new McpkitError(
-          'CONTRACT_INVALID',
-          `env.${key} uses \${${ref.name}}, which is not set; set it or write \${${ref.name}:-default}`,
-        );
-      }
-      return current;
+    env[key] = expandVariables(value, parent, (name) => {
+      throw new McpkitError(
+        'CONTRACT_INVALID',
+        `env.${key} uses \${${name}}, which is not set; set it or write \${${name}:-default}`,
+      );
     });
   }
   return env;

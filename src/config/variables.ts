@@ -33,6 +33,26 @@ export function findVariables(text: string): VariableReference[] {
 }
 
 /**
+ * Expands one string against `env`: `${VAR:-default}` takes the default when VAR is unset or empty;
+ * `${VAR}` unset calls `missing` (which may throw) and stays as written.
+ */
+export function expandVariables(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  missing: (name: string) => void,
+): string {
+  return replaceVariables(text, (ref) => {
+    const current = env[ref.name];
+    if (ref.default !== undefined) return current === undefined || current === '' ? ref.default : current;
+    if (current === undefined) {
+      missing(ref.name);
+      return ref.raw;
+    }
+    return current;
+  });
+}
+
+/**
  * Applies `map` to every string of an entry that may hold references (command, args, env values, cwd,
  * url, header values), passing the JSON path of each for messages.
  */
@@ -69,15 +89,7 @@ export function expandServerEntry<T extends ServerEntry>(
 ): T {
   const missing: string[] = [];
   const expanded = mapEntryStrings(entry, (value, path) =>
-    replaceVariables(value, (ref) => {
-      const current = env[ref.name];
-      if (ref.default !== undefined) return current === undefined || current === '' ? ref.default : current;
-      if (current === undefined) {
-        missing.push(`${ref.name} (in ${path})`);
-        return ref.raw;
-      }
-      return current;
-    }),
+    expandVariables(value, env, (name) => missing.push(`${name} (in ${path})`)),
   );
   if (missing.length > 0) {
     const list = missing.join(', ');

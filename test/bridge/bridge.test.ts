@@ -370,3 +370,18 @@ describe('bridge contract JSON Schema', () => {
     );
   });
 });
+
+describe('bridge environment', () => {
+  it('expands ${VAR} in env at start, and an unset one without default is a start-up error', async () => {
+    const { createBridge, parseContract } = await import('../../src/bridge/index.js');
+    const text =
+      'name: e\nprogram: node\nenv:\n  A: "${HOME_DIR:-/h}"\n  B: "${NOT_SET_ANYWHERE}"\ntools:\n  t:\n    description: d\n';
+    const { contract } = parseContract(text);
+    expect(contract).toBeDefined();
+    const loaded = { file: '/x/c.yaml', dir: '/x', contract: contract as NonNullable<typeof contract> };
+    await expect(createBridge(loaded, { env: {} })).rejects.toThrow(
+      'env.B uses ${NOT_SET_ANYWHERE}, which is not set; set it or write ${NOT_SET_ANYWHERE:-default}',
+    );
+    await expect(createBridge(loaded, { env: { NOT_SET_ANYWHERE: 'x' } })).resolves.toBeDefined();
+  });
+});
