@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handshake } from '../../src/check/probe.js';
 import { StdioProbe } from '../../src/check/stdio-probe.js';
 import { Runtime, type ServerConnection } from '../../src/client/index.js';
 import { CLI } from '../helpers/cli.js';
@@ -188,12 +189,7 @@ describe('bridge: progress, timeout, cancellation', () => {
   it('sends no progress without a progress token', async () => {
     const probe = await StdioProbe.start({ ...bridge(), parentEnv: process.env });
     try {
-      await probe.request(
-        'initialize',
-        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-        5000,
-      );
-      await probe.notify('notifications/initialized');
+      await handshake(probe, '2025-11-25', 5000);
       const answer = await probe.request('tools/call', { name: 'lines', arguments: { n: 4 } }, 5000);
       expect(answer?.result).toBeDefined();
       expect(probe.notifications.filter((n) => n.method === 'notifications/progress')).toEqual([]);
@@ -263,12 +259,7 @@ describe('bridge: background jobs', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('every job dies when the bridge gets %s', async (signal) => {
     const probe = await StdioProbe.start({ ...bridge(), parentEnv: process.env });
     try {
-      await probe.request(
-        'initialize',
-        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-        5000,
-      );
-      await probe.notify('notifications/initialized');
+      await handshake(probe, '2025-11-25', 5000);
       const answer = await probe.request('tools/call', { name: 'server', arguments: {} }, 5000);
       const pid = (answer?.result?.structuredContent as { pid: number } | undefined)?.pid ?? 0;
       expect(alive(pid)).toBe(true);

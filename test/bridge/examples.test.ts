@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/check/index.js';
 import { Runtime } from '../../src/client/index.js';
 import { CLI, createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
-import { fixture } from '../helpers/servers.js';
+import { fixture, startBridgeHttp } from '../helpers/servers.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
@@ -134,20 +134,9 @@ describe('mcpkit bridge serving', () => {
   });
 
   it('over HTTP on 127.0.0.1: reachable by the runtime, refuses a foreign Host/Origin', async () => {
-    const child = spawn(
-      process.execPath,
-      [CLI, 'bridge', fixture('bridge/contract.yaml'), '--transport', 'http'],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+    const bridge = await startBridgeHttp(fixture('bridge/contract.yaml'));
     try {
-      const url = await new Promise<string>((resolve) =>
-        child.stderr.on('data', (c: Buffer) => {
-          const match = /serving fixture on (\S+)/.exec(c.toString());
-          if (match?.[1]) resolve(match[1]);
-        }),
-      );
+      const { url } = bridge;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const rt = await Runtime.create({ servers: [{ name: 'b', entry: { url } }] });
       try {
@@ -166,7 +155,7 @@ describe('mcpkit bridge serving', () => {
         'http-security': 'PASS',
       });
     } finally {
-      child.kill('SIGTERM');
+      bridge.stop();
     }
   });
 

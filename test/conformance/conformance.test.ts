@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root, runConformance } from '../helpers/conformance.js';
-import { fixture } from '../helpers/servers.js';
+import { fixture, startBridgeHttp } from '../helpers/servers.js';
 
 describe('MCP conformance suite, client mode: the mcpkit CLI as the client under test', () => {
   const client = `${process.execPath} ${join(root, 'test/conformance/client.mjs')}`;
@@ -19,20 +18,13 @@ describe('MCP conformance suite, client mode: the mcpkit CLI as the client under
   });
 });
 
-describe('MCP conformance suite, server mode: an SDK v2 server behind serve/ over HTTP', () => {
-  let url = '';
-  let stop = () => undefined as unknown;
+describe('MCP conformance suite, server mode: `mcpkit bridge --transport http`', () => {
+  let bridge: { url: string; stop: () => void };
   beforeAll(async () => {
-    const child = spawn(process.execPath, [fixture('servers/served.mjs'), 'http'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    url = await new Promise<string>((resolve) =>
-      child.stdout.once('data', (c: Buffer) => resolve(c.toString().trim())),
-    );
-    stop = () => child.kill('SIGKILL');
+    bridge = await startBridgeHttp(fixture('bridge/contract.yaml'));
   });
   afterAll(() => {
-    stop();
+    bridge.stop();
   });
 
   it.each([
@@ -42,7 +34,7 @@ describe('MCP conformance suite, server mode: an SDK v2 server behind serve/ ove
     ['logging-set-level', 1],
     ['dns-rebinding-protection', 2],
   ])('%s passes all %i checks', async (scenario, checks) => {
-    const { code, output } = await runConformance(['server', '--url', url, '--scenario', scenario]);
+    const { code, output } = await runConformance(['server', '--url', bridge.url, '--scenario', scenario]);
     expect(output).toContain(`Passed: ${checks}/${checks}, 0 failed, 0 warnings`);
     expect(code).toBe(0);
   });

@@ -100,3 +100,19 @@ export async function startSessionServer(): Promise<{ url: string; base: string;
     },
   };
 }
+
+/** `mcpkit bridge <contract> --transport http`, started; resolves its URL from the line it logs. */
+export async function startBridgeHttp(contract: string): Promise<{ url: string; stop: () => void }> {
+  const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'bridge', contract, '--transport', 'http'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const match = /serving \S+ on (\S+)/.exec(chunk.toString());
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`mcpkit bridge exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
