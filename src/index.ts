@@ -5,4 +5,6 @@ export * from './bridge/index.js';
 export * from './check/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
+export * from './gateway/index.js';
+export * from './search/index.js';
 export * from './serve/index.js';

@@ -7,6 +7,10 @@ describe('public API', () => {
     const config = await import('mcpkit/config');
     const client = await import('mcpkit/client');
     const check = await import('mcpkit/check');
+    const gateway = await import('mcpkit/gateway');
+    const search = await import('mcpkit/search');
+    expect(typeof gateway.Gateway.create).toBe('function');
+    expect(search.tokenize('readFileSync')).toEqual(['readfilesync', 'read', 'file', 'sync']);
     expect(typeof config.loadConfig).toBe('function');
     expect(typeof client.Runtime.create).toBe('function');
     expect(typeof check.runCheck).toBe('function');

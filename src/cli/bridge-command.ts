@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { createBridge, loadContract } from '../bridge/index.js';
-// stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
-import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
 import { collect, parseTransport, positiveInteger, usage } from './options.js';
+import { serveUntilDone } from './serve-until-done.js';
 
 interface BridgeFlags {
   transport?: 'stdio' | 'http' | 'sse';
@@ -53,43 +52,10 @@ export function registerBridgeCommand(program: Command, io: CliIO, _adhoc?: read
         return;
       }
       if (flags.transport === 'sse') usage('bridge serves stdio or http');
-      await serveUntilDone(io, bridge, flags, loaded.contract.name);
+      await serveUntilDone(io, bridge.factory, flags, `mcpkit bridge: serving ${loaded.contract.name}`, () =>
+        bridge.shutdown(),
+      );
     });
-}
-
-/** Serves until the client leaves (stdin EOF) or a signal; then every job is stopped. */
-async function serveUntilDone(
-  io: CliIO,
-  bridge: Awaited<ReturnType<typeof createBridge>>,
-  flags: BridgeFlags,
-  name: string,
-): Promise<void> {
-  let stop: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    if (flags.transport === 'http') {
-      const { serveOverHttp } = await import('../serve/http.js');
-      const http = await serveOverHttp(bridge.factory, {
-        host: flags.host,
-        ...(flags.port ? { port: flags.port } : {}),
-      });
-      io.err(`mcpkit bridge: serving ${name} on ${http.url}\n`);
-      await done;
-      await http.close();
-    } else {
-      const handle = serveOverStdio(bridge.factory, { onClose: stop });
-      await done;
-      await handle.close();
-    }
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    await bridge.shutdown();
-  }
 }
 
 function parseSets(pairs: string[]): Record<string, unknown> {

@@ -18,6 +18,7 @@ export {
   filterTools,
   isToolAllowed,
   namespacedToolName,
+  safeToolName,
   ToolRegistry,
   type ToolSummary,
 } from './tool-registry.js';

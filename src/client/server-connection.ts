@@ -467,6 +467,11 @@ export class ServerConnection {
     return performance.now() - started;
   }
 
+  /** Tells the server the client's roots changed (it will ask for them again). */
+  async notifyRootsChanged(): Promise<void> {
+    if (this.status === 'ready') await this.client?.sendRootsListChanged();
+  }
+
   async setLogLevel(level: LoggingLevel): Promise<void> {
     await this.run((client) => client.setLoggingLevel(level, this.requestOptions({})));
   }

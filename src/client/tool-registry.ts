@@ -22,10 +22,19 @@ export interface ToolSummary {
  * tools never share a name.
  */
 export function namespacedToolName(server: string, tool: string, hashLength = 8): string {
-  const plain = `mcp__${server}__${tool}`;
-  if (VALID.test(plain)) return plain;
-  const hash = createHash('sha256').update(`${server}\0${tool}`).digest('hex').slice(0, hashLength);
-  const cleaned = `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  return safeToolName(`mcp__${server}__${tool}`, hashLength);
+}
+
+/**
+ * A name every LLM API accepts (`^[A-Za-z0-9_-]{1,64}$`) for `name`: itself when it already is one;
+ * otherwise other characters become `_`, the result is cut to fit and ends in a stable hash of `name`.
+ *
+ * @example safeToolName('github.create issue') // 'github_create_issue_1f2e3d4c'
+ */
+export function safeToolName(name: string, hashLength = 8): string {
+  if (VALID.test(name)) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, hashLength);
+  const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '_');
   return `${cleaned.slice(0, 64 - hashLength - 1)}_${hash}`;
 }
 

@@ -26,6 +26,8 @@ const commonShape = {
   includeTools: ToolListSchema.optional(),
   /** These tools are hidden; wins over `includeTools` (Codex's `disabled_tools`). */
   excludeTools: ToolListSchema.optional(),
+  /** For `mcpkit gateway`: this server's tools are always listed, never deferred behind `tool_search`. */
+  alwaysLoad: z.boolean().optional(),
 };
 
 /** A server started as a child process speaking MCP on stdin/stdout. */

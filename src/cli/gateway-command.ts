@@ -1,0 +1,147 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { Runtime } from '../client/index.js';
+import { findServer, loadConfig, userConfigDir } from '../config/index.js';
+import {
+  Gateway,
+  type PinMode,
+  PinStore,
+  type PrefixMode,
+  selectedServers,
+  watchFiles,
+} from '../gateway/index.js';
+import type { CliIO } from './io.js';
+import { parseTransport, positiveInteger, usage } from './options.js';
+import { serveUntilDone } from './serve-until-done.js';
+
+interface GatewayFlags {
+  transport?: 'stdio' | 'http' | 'sse';
+  host: string;
+  port?: number;
+  only?: string[];
+  except?: string[];
+  prefix: PrefixMode;
+  deferThreshold: number;
+  toolIndex?: string;
+  pin: PinMode;
+  watch: boolean;
+}
+
+const names = (value: string) =>
+  value
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+
+function oneOf<T extends string>(flag: string, allowed: readonly T[]): (value: string) => T {
+  return (value) => {
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    return usage(`${flag} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, got "${value}"`);
+  };
+}
+
+/** `mcpkit gateway` serves every configured server behind one; `mcpkit trust <server>` re-pins its tools. */
+export function registerGatewayCommands(program: Command, io: CliIO): void {
+  program
+    .command('gateway')
+    .description('serve every configured MCP server behind one, with tool_search when tools are many')
+    .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
+    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+    .option('--port <n>', 'HTTP port (default: any free port)', positiveInteger('--port'))
+    .option('--only <names>', 'serve only these servers (comma-separated)', names)
+    .option('--except <names>', 'serve all but these servers (comma-separated)', names)
+    .option(
+      '--prefix <mode>',
+      'tool and prompt names: "server" (<server>__<tool>) or "none"',
+      oneOf('--prefix', ['server', 'none'] as const),
+      'server',
+    )
+    .option(
+      '--defer-threshold <n>',
+      'with more tools than this, list only tool_search and call_tool',
+      nonNegative,
+      15,
+    )
+    .option('--tool-index <file>', 'keep a Markdown index of every tool in this file')
+    .option(
+      '--pin <mode>',
+      'changed tool definitions: "warn" (log), "strict" (hide until `mcpkit trust`) or "off"',
+      oneOf('--pin', ['warn', 'strict', 'off'] as const),
+      'warn',
+    )
+    .option('--no-watch', 'do not follow changes to the config files')
+    .action(async (flags: GatewayFlags) => {
+      if (flags.transport === 'sse') usage('gateway serves stdio or http');
+      const location = { cwd: io.cwd, env: io.env };
+      const selection = {
+        ...(flags.only ? { only: flags.only } : {}),
+        ...(flags.except ? { except: flags.except } : {}),
+      };
+      const first = await selectedServers(location, selection);
+      for (const warning of first.warnings) io.err(`mcpkit gateway: ${warning}\n`);
+      if (first.servers.length === 0)
+        io.err('mcpkit gateway: no servers configured; add one with `mcpkit add <name> -- <command…>`\n');
+      const gateway = await Gateway.create({
+        servers: first.servers,
+        prefix: flags.prefix,
+        deferThreshold: flags.deferThreshold,
+        pin: flags.pin,
+        env: io.env,
+        log: (message) => io.err(`mcpkit gateway: ${message}\n`),
+        ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
+      });
+      const pinFile = `${userConfigDir(io.env)}/pins.json`;
+      const watches = flags.watch
+        ? [
+            watchFiles(first.files, () => {
+              selectedServers(location, selection)
+                .then(({ servers, warnings }) => {
+                  for (const warning of warnings) io.err(`mcpkit gateway: ${warning}\n`);
+                  return gateway.reconcile(servers);
+                })
+                .catch((error: Error) => io.err(`mcpkit gateway: config not applied: ${error.message}\n`));
+            }),
+            watchFiles([pinFile], () => {
+              gateway.reloadPins().catch((error: Error) => io.err(`mcpkit gateway: ${error.message}\n`));
+            }),
+          ]
+        : [];
+      const tools = (await gateway.catalog()).tools.length;
+      const ready = gateway.status().filter((s) => s.state === 'ready').length;
+      io.err(`mcpkit gateway: ${ready}/${first.servers.length} servers ready, ${tools} tools\n`);
+      await serveUntilDone(io, gateway.factory, flags, 'mcpkit gateway: serving', async () => {
+        await Promise.all(watches.map((w) => w.close()));
+        await gateway.close();
+      });
+    });
+
+  program
+    .command('trust')
+    .description("accept a server's current tool definitions (after `mcpkit gateway` reported a change)")
+    .argument('<server>', 'a configured server name')
+    .action(async (name: string) => {
+      const config = await loadConfig({ cwd: io.cwd, env: io.env });
+      const server = findServer(config, name);
+      const pins = await new PinStore(`${userConfigDir(io.env)}/pins.json`).load();
+      const runtime = await Runtime.create({
+        servers: [{ name: server.name, entry: server.entry }],
+        env: io.env,
+      });
+      try {
+        const tools = await runtime.server(server.name).listTools();
+        const { pinned, changed } = pins.trust(server.name, tools);
+        await pins.save();
+        io.out(
+          `trusted ${pinned} tool${pinned === 1 ? '' : 's'} of ${server.name} (${changed} changed since pinned)\n`,
+        );
+      } finally {
+        await runtime.close();
+      }
+    });
+}
+
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) usage(`--defer-threshold must be a whole number, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,169 @@
+import type {
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/client';
+import { UriTemplate } from '@modelcontextprotocol/server';
+import { type ServerConnection, safeToolName } from '../client/index.js';
+import type { PinMode, PinStore } from './pins.js';
+
+/** How upstream names are exposed: `<server>__<name>` (default) or unchanged. */
+export type PrefixMode = 'server' | 'none';
+
+/** A tool as the gateway serves it. */
+export interface ExposedTool {
+  /** The name clients see. */
+  name: string;
+  server: string;
+  /** Its name on the upstream. */
+  tool: string;
+  /** The upstream definition under the exposed name. */
+  definition: Tool;
+  /** From a server with `alwaysLoad: true`: listed even in deferred mode. */
+  alwaysLoad: boolean;
+}
+
+/** A prompt as the gateway serves it. */
+export interface ExposedPrompt {
+  name: string;
+  server: string;
+  prompt: string;
+  definition: Prompt;
+}
+
+/** Why a tool of an upstream is not served. */
+export interface HiddenTool {
+  server: string;
+  tool: string;
+  reason: string;
+}
+
+/** Everything the upstreams offer right now, under the names clients see. */
+export interface Catalog {
+  tools: ExposedTool[];
+  toolsByName: Map<string, ExposedTool>;
+  hidden: Map<string, HiddenTool>;
+  prompts: ExposedPrompt[];
+  promptsByName: Map<string, ExposedPrompt>;
+  resources: Resource[];
+  resourceServer: Map<string, string>;
+  templates: { template: ResourceTemplate; server: string; matcher: UriTemplate | undefined }[];
+  /** Name clashes met with `prefix: none` (the first server keeps the name). */
+  collisions: string[];
+}
+
+/** An upstream to gather from. */
+export interface CatalogSource {
+  connection: ServerConnection;
+  alwaysLoad: boolean;
+}
+
+/** Options for {@link buildCatalog}. */
+export interface CatalogOptions {
+  prefix: PrefixMode;
+  pins?: { store: PinStore; mode: PinMode; onChanged: (server: string, tool: string) => void };
+}
+
+/** The exposed name of an upstream tool or prompt: valid for every LLM API, stable across runs. */
+export function exposedName(prefix: PrefixMode, server: string, name: string): string {
+  return safeToolName(prefix === 'none' ? name : `${server}__${name}`);
+}
+
+/**
+ * Gathers the lists of every ready upstream (in parallel) into one catalog. A server whose listing fails
+ * contributes nothing this time; pins are checked here, so a changed tool is hidden before anyone sees it.
+ */
+export async function buildCatalog(
+  sources: readonly CatalogSource[],
+  options: CatalogOptions,
+): Promise<Catalog> {
+  const lists = await Promise.all(
+    sources.map(async ({ connection, alwaysLoad }) => {
+      const [tools, prompts, resources, templates] = await Promise.all([
+        connection.listTools().catch(() => []),
+        connection.listPrompts().catch(() => []),
+        connection.listResources().catch(() => []),
+        connection.listResourceTemplates().catch(() => []),
+      ]);
+      return { server: connection.id, alwaysLoad, tools, prompts, resources, templates };
+    }),
+  );
+  const catalog: Catalog = {
+    tools: [],
+    toolsByName: new Map(),
+    hidden: new Map(),
+    prompts: [],
+    promptsByName: new Map(),
+    resources: [],
+    resourceServer: new Map(),
+    templates: [],
+    collisions: [],
+  };
+  for (const { server, alwaysLoad, tools, prompts, resources, templates } of lists) {
+    for (const tool of tools) {
+      const name = exposedName(options.prefix, server, tool.name);
+      const pins = options.pins;
+      if (pins && pins.mode !== 'off' && pins.store.check(server, tool) === 'changed') {
+        pins.onChanged(server, tool.name);
+        if (pins.mode === 'strict') {
+          catalog.hidden.set(name, {
+            server,
+            tool: tool.name,
+            reason: `its definition changed since it was pinned; run \`mcpkit trust ${server}\` to accept it`,
+          });
+          continue;
+        }
+      }
+      const owner = catalog.toolsByName.get(name);
+      if (owner) {
+        catalog.collisions.push(`tool "${name}" of ${server} clashes with ${owner.server}'s`);
+        continue;
+      }
+      const exposed: ExposedTool = {
+        name,
+        server,
+        tool: tool.name,
+        definition: { ...tool, name },
+        alwaysLoad,
+      };
+      catalog.tools.push(exposed);
+      catalog.toolsByName.set(name, exposed);
+    }
+    for (const prompt of prompts) {
+      const name = exposedName(options.prefix, server, prompt.name);
+      const owner = catalog.promptsByName.get(name);
+      if (owner) {
+        catalog.collisions.push(`prompt "${name}" of ${server} clashes with ${owner.server}'s`);
+        continue;
+      }
+      const exposed: ExposedPrompt = { name, server, prompt: prompt.name, definition: { ...prompt, name } };
+      catalog.prompts.push(exposed);
+      catalog.promptsByName.set(name, exposed);
+    }
+    // Resource URIs are kept as they are: they are addresses, and servers put them in their results.
+    for (const resource of resources) {
+      if (catalog.resourceServer.has(resource.uri)) continue;
+      catalog.resourceServer.set(resource.uri, server);
+      catalog.resources.push(resource);
+    }
+    for (const template of templates) {
+      let matcher: UriTemplate | undefined;
+      try {
+        matcher = new UriTemplate(template.uriTemplate);
+      } catch {
+        matcher = undefined;
+      }
+      catalog.templates.push({ template, server, matcher });
+    }
+  }
+  return catalog;
+}
+
+/** The upstream that serves a resource URI: a listed resource, else the first template that matches. */
+export function resourceOwner(catalog: Catalog, uri: string): string | undefined {
+  const listed = catalog.resourceServer.get(uri);
+  if (listed !== undefined) return listed;
+  for (const { server, matcher } of catalog.templates) if (matcher?.match(uri)) return server;
+  return undefined;
+}

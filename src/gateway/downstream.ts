@@ -1,0 +1,157 @@
+import type {
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+  LoggingLevel,
+  Server,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ListKind, RuntimeHandlers } from '../client/index.js';
+
+/** One client connection (or, for stateless HTTP, one request) the gateway serves. */
+export interface Downstream {
+  server: Server;
+  era: 'legacy' | 'modern';
+  /** The level the client asked for with logging/setLevel; undefined: everything. */
+  logLevel?: LoggingLevel;
+}
+
+interface ActiveCall {
+  downstream: Downstream;
+  ctx: ServerContext;
+}
+
+const SEVERITY: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+/**
+ * The clients on the gateway's serving side: list_changed and log notifications go to all of them;
+ * an upstream's sampling / elicitation / roots request goes to the client whose call it is serving (or,
+ * outside a call, the latest 2025-era client), and is refused with a clear error when that client cannot
+ * answer it.
+ */
+export class Downstreams {
+  private readonly live = new Set<Downstream>();
+  private readonly active = new Map<string, ActiveCall[]>();
+
+  /** Registers a server instance made by the gateway's factory; forgotten when it closes. */
+  track(server: Server, era: 'legacy' | 'modern'): Downstream {
+    const downstream: Downstream = { server, era };
+    this.live.add(downstream);
+    const previous = server.onclose;
+    server.onclose = () => {
+      this.live.delete(downstream);
+      previous?.();
+    };
+    return downstream;
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Tells every connected client that lists changed. */
+  listChanged(lists: Iterable<ListKind>): void {
+    for (const { server } of this.live) {
+      if (!server.transport) continue;
+      for (const list of lists) {
+        const sent =
+          list === 'tools'
+            ? server.sendToolListChanged()
+            : list === 'prompts'
+              ? server.sendPromptListChanged()
+              : server.sendResourceListChanged();
+        sent.catch(() => undefined);
+      }
+    }
+  }
+
+  /** An upstream's log message, to every client whose level lets it through. */
+  log(level: LoggingLevel, logger: string | undefined, data: unknown): void {
+    for (const { server, logLevel } of this.live) {
+      if (!server.transport) continue;
+      if (logLevel !== undefined && SEVERITY.indexOf(level) < SEVERITY.indexOf(logLevel)) continue;
+      server
+        .notification({
+          method: 'notifications/message',
+          params: { level, data, ...(logger !== undefined ? { logger } : {}) },
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  /** Marks a call to `upstream` on behalf of a client; the returned function ends it. */
+  begin(upstream: string, downstream: Downstream, ctx: ServerContext): () => void {
+    const call: ActiveCall = { downstream, ctx };
+    let calls = this.active.get(upstream);
+    if (!calls) {
+      calls = [];
+      this.active.set(upstream, calls);
+    }
+    calls.push(call);
+    return () => {
+      const list = this.active.get(upstream);
+      if (!list) return;
+      const at = list.indexOf(call);
+      if (at >= 0) list.splice(at, 1);
+      if (list.length === 0) this.active.delete(upstream);
+    };
+  }
+
+  /** Handlers for the Runtime: upstream requests, answered by a downstream client. */
+  handlers(): RuntimeHandlers {
+    return {
+      sampling: async (params, { server }) => {
+        const { downstream, ctx } = this.target(server, 'sampling');
+        const result = ctx
+          ? await ctx.mcpReq.requestSampling(params)
+          : await downstream.server.createMessage(params);
+        return result as CreateMessageResult;
+      },
+      elicitation: async (params, { server }) => {
+        const { downstream, ctx } = this.target(server, 'elicitation');
+        const asked = params as ElicitRequestFormParams;
+        const result: ElicitResult = ctx
+          ? await ctx.mcpReq.elicitInput(asked)
+          : await downstream.server.elicitInput(asked);
+        return result;
+      },
+      roots: async ({ server }) => {
+        const { downstream } = this.target(server, 'roots');
+        return (await downstream.server.listRoots()).roots;
+      },
+    };
+  }
+
+  private target(
+    upstream: string,
+    capability: 'sampling' | 'elicitation' | 'roots',
+  ): Partial<ActiveCall> & {
+    downstream: Downstream;
+  } {
+    const calls = this.active.get(upstream);
+    const call = calls?.[calls.length - 1];
+    const downstream =
+      call?.downstream ?? [...this.live].reverse().find((candidate) => candidate.era === 'legacy');
+    const what = capability === 'roots' ? 'roots/list' : capability;
+    if (!downstream)
+      throw new Error(`mcpkit gateway: no client is connected to answer ${what} for "${upstream}"`);
+    if (downstream.era === 'modern') {
+      throw new Error(
+        `mcpkit gateway: the client speaks MCP 2026-07-28, where servers cannot send ${what} requests; refused`,
+      );
+    }
+    if (downstream.server.getClientCapabilities()?.[capability] === undefined) {
+      throw new Error(`mcpkit gateway: the client does not support ${what}; refused`);
+    }
+    return call ?? { downstream };
+  }
+}

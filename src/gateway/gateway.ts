@@ -1,0 +1,503 @@
+import { join } from 'node:path';
+import {
+  type CallToolResult,
+  type CompleteRequest,
+  type McpServerFactory,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type ServerCapabilities,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { ListKind, RuntimeServerConfig } from '../client/index.js';
+import { isMcpkitError, McpkitError, userConfigDir } from '../config/index.js';
+import { writeFileAtomic } from '../internal/text-file.js';
+import { buildCatalog, type Catalog, type PrefixMode, resourceOwner } from './catalog.js';
+import { type Downstream, Downstreams } from './downstream.js';
+import { type PinMode, PinStore } from './pins.js';
+import {
+  CALL_TOOL,
+  CALL_TOOL_DEFINITION,
+  TOOL_SEARCH,
+  TOOL_SEARCH_DEFINITION,
+  ToolSearch,
+  toolIndexMarkdown,
+  toolSearchResult,
+} from './tool-search.js';
+import { type UpstreamStatus, Upstreams } from './upstreams.js';
+
+/** Options for {@link Gateway.create}. */
+export interface GatewayOptions {
+  servers: readonly RuntimeServerConfig[];
+  /** `server` (default): tools and prompts are `<server>__<name>`; `none`: names kept (must not clash). */
+  prefix?: PrefixMode;
+  /** More tools than this and only `tool_search` + `call_tool` are listed. Default 15. */
+  deferThreshold?: number;
+  /** Tool pinning: `warn` (default) logs a changed definition, `strict` hides the tool, `off` skips it. */
+  pin?: PinMode;
+  /** Where pins are kept; default `<user config dir>/pins.json`. */
+  pinFile?: string;
+  /** Keep a Markdown index of every tool in this file. */
+  toolIndexFile?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  startupTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  restartDelayMs?: number;
+  restartMaxDelayMs?: number;
+  /** Diagnostics (default: stderr, prefixed `mcpkit gateway:`). */
+  log?: (message: string) => void;
+}
+
+/** The status resource every gateway serves. */
+export const STATUS_URI = 'mcpkit://gateway/status';
+const PAGE = 100;
+/** Tools tool_search revealed stay listed (most recent first) up to this many, to respect client caps. */
+const REVEALED_MAX = 50;
+
+/**
+ * Many MCP servers behind one: a {@link McpServerFactory} to serve (stdio or HTTP, both protocol
+ * generations) over a supervised set of upstreams.
+ *
+ * @example
+ * const gateway = await Gateway.create({ servers: effectiveServers(await loadConfig()) });
+ * serveOverStdio(gateway.factory, { onClose: () => gateway.close() });
+ */
+export class Gateway {
+  readonly factory: McpServerFactory;
+  private readonly downstreams = new Downstreams();
+  private upstreams!: Upstreams;
+  private pins?: PinStore;
+  private current: Promise<Catalog> | undefined;
+  private search: { catalog: Catalog; index: ToolSearch } | undefined;
+  /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
+  private readonly known = new Map<string, string>();
+  private readonly revealed = new Set<string>();
+  private readonly reported = new Set<string>();
+  private pendingLists = new Set<ListKind>();
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private readonly log: (message: string) => void;
+  private readonly prefix: PrefixMode;
+  private readonly threshold: number;
+
+  private constructor(private readonly options: GatewayOptions) {
+    this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
+    this.prefix = options.prefix ?? 'server';
+    this.threshold = options.deferThreshold ?? 15;
+    this.factory = (ctx) => this.createServer(ctx.era);
+  }
+
+  /** Starts the upstreams (failures are logged and retried) and builds the first catalog. */
+  static async create(options: GatewayOptions): Promise<Gateway> {
+    const gateway = new Gateway(options);
+    const mode = options.pin ?? 'warn';
+    if (mode !== 'off') {
+      const file = options.pinFile ?? join(userConfigDir(options.env ?? process.env), 'pins.json');
+      gateway.pins = await new PinStore(file).load();
+    }
+    gateway.upstreams = await Upstreams.start({
+      servers: options.servers,
+      handlers: gateway.downstreams.handlers(),
+      log: gateway.log,
+      ...pick(options, [
+        'env',
+        'startupTimeoutMs',
+        'requestTimeoutMs',
+        'restartDelayMs',
+        'restartMaxDelayMs',
+      ]),
+    });
+    gateway.upstreams.on('changed', ({ lists }) => gateway.invalidate(lists));
+    gateway.upstreams.runtime.on('server_log', ({ server, level, logger, data }) => {
+      const name = gateway.prefix === 'none' ? logger : logger === undefined ? server : `${server}/${logger}`;
+      gateway.downstreams.log(level, name, data);
+    });
+    const catalog = await gateway.catalog();
+    if (gateway.prefix === 'none' && catalog.collisions.length > 0) {
+      await gateway.close();
+      throw new McpkitError(
+        'USAGE',
+        `prefix "none" needs names that do not collide, but ${catalog.collisions.join('; ')}; use prefix "server"`,
+      );
+    }
+    return gateway;
+  }
+
+  /** The current catalog (rebuilt after any upstream change). */
+  catalog(): Promise<Catalog> {
+    this.current ??= this.build();
+    return this.current;
+  }
+
+  /** Each upstream's state, restarts and last error. */
+  status(): UpstreamStatus[] {
+    return this.upstreams.status();
+  }
+
+  /** How many clients are connected (for tests and status). */
+  get clients(): number {
+    return this.downstreams.size;
+  }
+
+  /** Applies a new server list (live config): starts, stops and restarts upstreams as needed. */
+  async reconcile(servers: readonly RuntimeServerConfig[]) {
+    const result = await this.upstreams.reconcile(servers);
+    for (const name of result.removed)
+      for (const [tool, server] of this.known) if (server === name) this.known.delete(tool);
+    const changes = [
+      ...result.added.map((n) => `+${n}`),
+      ...result.removed.map((n) => `-${n}`),
+      ...result.changed.map((n) => `~${n}`),
+    ];
+    if (changes.length > 0) this.log(`config changed: ${changes.join(' ')}`);
+    return result;
+  }
+
+  /** Re-reads the pin file (after `mcpkit trust`), so trusted tools reappear. */
+  async reloadPins(): Promise<void> {
+    if (!this.pins) return;
+    await this.pins.load();
+    this.invalidate(['tools']);
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.refreshTimer);
+    await this.upstreams.close();
+  }
+
+  private async build(): Promise<Catalog> {
+    const pins = this.pins;
+    const catalog = await buildCatalog(this.upstreams.sources(), {
+      prefix: this.prefix,
+      ...(pins
+        ? {
+            pins: {
+              store: pins,
+              mode: this.options.pin ?? 'warn',
+              onChanged: (server, tool) => {
+                this.once(
+                  `pin:${server}:${tool}`,
+                  `tool "${tool}" of server "${server}" changed its description or schema since it was pinned` +
+                    (this.options.pin === 'strict'
+                      ? `; hidden until \`mcpkit trust ${server}\``
+                      : `; run \`mcpkit trust ${server}\` to accept it`),
+                );
+              },
+            },
+          }
+        : {}),
+    });
+    await pins?.save().catch((error: Error) => this.log(`cannot save pins: ${error.message}`));
+    for (const collision of catalog.collisions)
+      this.once(`clash:${collision}`, `${collision}; the first one is served`);
+    for (const tool of catalog.tools) this.known.set(tool.name, tool.server);
+    if (this.options.toolIndexFile) {
+      await writeFileAtomic(this.options.toolIndexFile, toolIndexMarkdown(catalog.tools)).catch(
+        (error: Error) => this.log(error.message),
+      );
+    }
+    return catalog;
+  }
+
+  private once(key: string, message: string): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.log(message);
+  }
+
+  /** Drops the catalog; shortly after, rebuilds it and tells clients which lists changed. */
+  private invalidate(lists: Iterable<ListKind>): void {
+    this.current = undefined;
+    this.search = undefined;
+    for (const list of lists) this.pendingLists.add(list);
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      const changed = this.pendingLists;
+      this.pendingLists = new Set();
+      this.catalog().then(
+        () => this.downstreams.listChanged(changed),
+        (error: Error) => this.log(`cannot list the upstreams' tools: ${error.message}`),
+      );
+    }, 20);
+    this.refreshTimer.unref();
+  }
+
+  private deferred(catalog: Catalog): boolean {
+    return catalog.tools.length > this.threshold;
+  }
+
+  /** What tools/list shows: everything, or (deferred) the two meta tools plus always-loaded and revealed ones. */
+  private listedTools(catalog: Catalog): Tool[] {
+    if (!this.deferred(catalog)) return catalog.tools.map((t) => t.definition);
+    const shown = catalog.tools.filter((t) => t.alwaysLoad || this.revealed.has(t.name));
+    return [TOOL_SEARCH_DEFINITION, CALL_TOOL_DEFINITION, ...shown.map((t) => t.definition)];
+  }
+
+  private capabilities(): ServerCapabilities {
+    const offered = this.upstreams.sources().map((s) => s.connection.capabilities ?? {});
+    return {
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+      logging: {},
+      ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
+      ...(offered.some((c) => c.completions) ? { completions: {} } : {}),
+    };
+  }
+
+  private instructions(): string | undefined {
+    const sources = this.upstreams.sources();
+    const own = sources.filter((s) => s.connection.instructions).map((s) => s.connection);
+    // One upstream proxied transparently keeps its own words.
+    if (this.prefix === 'none' && sources.length === 1) return own[0]?.instructions;
+    const lines = [
+      `This MCP gateway serves the tools of ${sources.length} servers (${sources.map((s) => s.connection.id).join(', ') || 'none yet'}).` +
+        (this.prefix === 'server' ? ' Tool and prompt names start with the server name and "__".' : ''),
+      `When only ${TOOL_SEARCH} and ${CALL_TOOL} are listed, find tools with ${TOOL_SEARCH} and call them with ${CALL_TOOL}.`,
+    ];
+    for (const connection of own) lines.push('', `## ${connection.id}`, connection.instructions as string);
+    return lines.join('\n');
+  }
+
+  private createServer(era: 'legacy' | 'modern'): Server {
+    const capabilities = this.capabilities();
+    const instructions = this.instructions();
+    const server = new Server(
+      { name: 'mcpkit-gateway', version: '1' },
+      { capabilities, ...(instructions ? { instructions } : {}) },
+    );
+    const downstream = this.downstreams.track(server, era);
+
+    server.setRequestHandler('tools/list', async (request) => {
+      const catalog = await this.catalog();
+      return page(this.listedTools(catalog), request.params?.cursor, 'tools');
+    });
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      this.callTool(request.params.name, request.params.arguments ?? {}, ctx, downstream),
+    );
+    server.setRequestHandler('resources/list', async (request) => {
+      const catalog = await this.catalog();
+      const status = {
+        uri: STATUS_URI,
+        name: 'gateway_status',
+        mimeType: 'application/json',
+        description: 'Each upstream server: state, restarts, last error.',
+      };
+      return page([status, ...catalog.resources], request.params?.cursor, 'resources');
+    });
+    server.setRequestHandler('resources/templates/list', async (request) => {
+      const catalog = await this.catalog();
+      return page(
+        catalog.templates.map((t) => t.template),
+        request.params?.cursor,
+        'resourceTemplates',
+      );
+    });
+    server.setRequestHandler('resources/read', async (request, ctx) => {
+      const { uri } = request.params;
+      if (uri === STATUS_URI) {
+        const text = JSON.stringify({ servers: this.status(), clients: this.downstreams.size }, null, 2);
+        return { contents: [{ uri, mimeType: 'application/json', text }] };
+      }
+      const catalog = await this.catalog();
+      const owner = resourceOwner(catalog, uri) ?? this.onlyServerWith('resources');
+      if (owner === undefined) throw new ResourceNotFoundError(uri);
+      return relay(() => this.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal }));
+    });
+    if (capabilities.prompts) {
+      server.setRequestHandler('prompts/list', async (request) => {
+        const catalog = await this.catalog();
+        return page(
+          catalog.prompts.map((p) => p.definition),
+          request.params?.cursor,
+          'prompts',
+        );
+      });
+      server.setRequestHandler('prompts/get', async (request, ctx) => {
+        const prompt = (await this.catalog()).promptsByName.get(request.params.name);
+        if (!prompt)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+        return relay(() =>
+          this.ready(prompt.server).getPrompt(prompt.prompt, request.params.arguments ?? {}, {
+            signal: ctx.mcpReq.signal,
+          }),
+        );
+      });
+    }
+    if (capabilities.completions) {
+      server.setRequestHandler('completion/complete', (request) => this.complete(request.params));
+    }
+    server.setRequestHandler('logging/setLevel', async (request) => {
+      downstream.logLevel = request.params.level;
+      await Promise.all(
+        this.upstreams
+          .sources()
+          .filter((s) => s.connection.capabilities?.logging)
+          .map((s) => s.connection.setLogLevel(request.params.level).catch(() => undefined)),
+      );
+      return {};
+    });
+    server.setNotificationHandler('notifications/roots/list_changed', () => {
+      for (const { connection } of this.upstreams.sources())
+        connection.notifyRootsChanged().catch(() => undefined);
+    });
+    return server;
+  }
+
+  private async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+    downstream: Downstream,
+  ): Promise<CallToolResult> {
+    const catalog = await this.catalog();
+    let target = catalog.toolsByName.get(name);
+    let given = args;
+    if (!target && name === TOOL_SEARCH) return this.toolSearch(catalog, args);
+    if (!target && name === CALL_TOOL) {
+      if (typeof args.name !== 'string')
+        return failure(`${CALL_TOOL}: "name" must be the name of a tool (as ${TOOL_SEARCH} returned it)`);
+      if (
+        args.arguments !== undefined &&
+        (typeof args.arguments !== 'object' || args.arguments === null || Array.isArray(args.arguments))
+      )
+        return failure(`${CALL_TOOL}: "arguments" must be an object`);
+      name = args.name;
+      given = (args.arguments as Record<string, unknown> | undefined) ?? {};
+      target = catalog.toolsByName.get(name);
+    }
+    if (!target) {
+      const hidden = catalog.hidden.get(name);
+      if (hidden) return failure(`Tool ${name} is hidden: ${hidden.reason}`);
+      const server = this.known.get(name);
+      const down = server === undefined ? undefined : this.upstreams.unavailable(server);
+      if (down) return failure(`Tool ${name} is unavailable: ${down}`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    const connection = this.upstreams.connection(target.server);
+    const down = this.upstreams.unavailable(target.server);
+    if (!connection || down) return failure(`Tool ${name} is unavailable: ${down}`);
+    const token = (ctx.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
+    const end = this.downstreams.begin(target.server, downstream, ctx);
+    // Progress goes out before the result: the client drops progress that comes after it.
+    const sent: Promise<void>[] = [];
+    try {
+      const result = await connection.callTool(target.tool, given, {
+        signal: ctx.mcpReq.signal,
+        ...(token !== undefined
+          ? {
+              onProgress: (update) => {
+                sent.push(
+                  ctx.mcpReq
+                    .notify({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+                    .catch(() => undefined),
+                );
+              },
+            }
+          : {}),
+      });
+      if (sent.length > 0) await Promise.all(sent);
+      return result;
+    } catch (error) {
+      if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+      if (isMcpkitError(error)) return failure(`Tool ${name} is unavailable: ${error.message}`);
+      throw error;
+    } finally {
+      end();
+    }
+  }
+
+  private toolSearch(catalog: Catalog, args: Record<string, unknown>): CallToolResult {
+    if (typeof args.query !== 'string' || args.query.trim() === '')
+      return failure(`${TOOL_SEARCH}: "query" must be a non-empty string`);
+    const limit =
+      typeof args.limit === 'number' && args.limit >= 1 ? Math.min(Math.floor(args.limit), 50) : 5;
+    if (this.search?.catalog !== catalog) this.search = { catalog, index: new ToolSearch(catalog.tools) };
+    const matches = this.search.index.search(args.query, limit);
+    if (this.deferred(catalog)) this.reveal(matches.map((m) => m.name));
+    return toolSearchResult(args.query, matches, catalog.tools.length);
+  }
+
+  /** Adds found tools to tools/list (most recent kept), with a list_changed when the list grew. */
+  private reveal(names: string[]): void {
+    let grew = false;
+    for (const name of names) {
+      if (!this.revealed.delete(name)) grew = true;
+      this.revealed.add(name);
+    }
+    while (this.revealed.size > REVEALED_MAX)
+      this.revealed.delete(this.revealed.values().next().value as string);
+    if (grew) this.downstreams.listChanged(['tools']);
+  }
+
+  private async complete(params: CompleteRequest['params']) {
+    const catalog = await this.catalog();
+    const empty = { completion: { values: [], hasMore: false } };
+    if (params.ref.type === 'ref/prompt') {
+      const prompt = catalog.promptsByName.get(params.ref.name);
+      if (!prompt)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${params.ref.name}`);
+      const connection = this.ready(prompt.server);
+      if (!connection.capabilities?.completions) return empty;
+      return relay(() =>
+        connection.complete({ ...params, ref: { type: 'ref/prompt', name: prompt.prompt } }),
+      );
+    }
+    const owner =
+      resourceOwner(catalog, params.ref.uri) ??
+      catalog.templates.find((t) => t.template.uriTemplate === (params.ref as { uri: string }).uri)?.server;
+    if (owner === undefined) return empty;
+    const connection = this.ready(owner);
+    if (!connection.capabilities?.completions) return empty;
+    return relay(() => connection.complete(params));
+  }
+
+  /** The one ready upstream offering a capability, when exactly one does. */
+  private onlyServerWith(capability: keyof ServerCapabilities): string | undefined {
+    const offering = this.upstreams.sources().filter((s) => s.connection.capabilities?.[capability]);
+    return offering.length === 1 ? offering[0]?.connection.id : undefined;
+  }
+
+  private ready(server: string) {
+    const connection = this.upstreams.connection(server);
+    const down = this.upstreams.unavailable(server);
+    if (!connection || down)
+      throw new ProtocolError(ProtocolErrorCode.InternalError, down ?? `no server ${server}`);
+    return connection;
+  }
+}
+
+function page<K extends string, T>(items: readonly T[], cursor: string | undefined, key: K) {
+  const start = cursor ? Number(cursor) : 0;
+  if (!Number.isInteger(start) || start < 0 || start > items.length)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+  const next = start + PAGE;
+  return {
+    [key]: items.slice(start, next),
+    ...(next < items.length ? { nextCursor: String(next) } : {}),
+  } as Record<K, T[]> & { nextCursor?: string };
+}
+
+/** Runs an upstream request; its protocol errors reach the client with their code, local failures as internal errors. */
+async function relay<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}

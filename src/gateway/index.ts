@@ -1,0 +1,13 @@
+// mcpkit/gateway — everything exported here is public API.
+export {
+  type Catalog,
+  type ExposedPrompt,
+  type ExposedTool,
+  exposedName,
+  type PrefixMode,
+} from './catalog.js';
+export { type ServerSelection, selectedServers, type Watch, watchFiles } from './config-source.js';
+export { Gateway, type GatewayOptions, STATUS_URI } from './gateway.js';
+export { type PinMode, PinStore, type PinVerdict, toolFingerprint } from './pins.js';
+export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
+export type { UpstreamStatus } from './upstreams.js';

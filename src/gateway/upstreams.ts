@@ -1,0 +1,235 @@
+import { EventEmitter } from 'node:events';
+import {
+  type FailureCategory,
+  type ListKind,
+  Runtime,
+  type RuntimeHandlers,
+  type RuntimeServerConfig,
+  type ServerConnection,
+} from '../client/index.js';
+import { type ServerEntry, transportOf } from '../config/index.js';
+import type { CatalogSource } from './catalog.js';
+
+/** One upstream as `gateway_status` shows it. */
+export interface UpstreamStatus {
+  name: string;
+  state: 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped';
+  transport: 'stdio' | 'http' | 'sse';
+  protocolVersion?: string;
+  restarts: number;
+  lastError?: string;
+  /** When the next restart is due (ISO time), while restarting. */
+  nextRestartAt?: string;
+}
+
+/** Options for {@link Upstreams.start}. */
+export interface UpstreamsOptions {
+  servers: readonly RuntimeServerConfig[];
+  handlers: RuntimeHandlers;
+  env?: Readonly<Record<string, string | undefined>>;
+  startupTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** First restart delay after a crash; doubles per failed attempt. Default 1 s. */
+  restartDelayMs?: number;
+  /** The cap of that delay. Default 30 s. */
+  restartMaxDelayMs?: number;
+  log: (message: string) => void;
+}
+
+interface Health {
+  restarts: number;
+  attempt: number;
+  startedAt?: number | undefined;
+  lastError?: string;
+  timer?: NodeJS.Timeout | undefined;
+  nextRestartAt?: number;
+  /** Given up: the config is unusable or the command does not exist (until the config changes). */
+  gaveUp?: boolean;
+}
+
+/** Events of the upstream set: which lists may have changed, and why. */
+export interface UpstreamsEventMap {
+  changed: [{ server: string; lists: readonly ListKind[] }];
+}
+
+const ALL_LISTS: readonly ListKind[] = ['tools', 'resources', 'prompts'];
+/** A server that stayed up this long starts its backoff from the beginning after a crash. */
+const STABLE_MS = 30_000;
+
+/**
+ * The gateway's upstream servers, kept alive: a Runtime under log-and-continue, a restart with
+ * exponential backoff after a crash, and reconciliation with a new configuration (live config).
+ */
+export class Upstreams extends EventEmitter<UpstreamsEventMap> {
+  readonly runtime: Runtime;
+  private readonly desired = new Map<string, ServerEntry>();
+  private readonly health = new Map<string, Health>();
+  private closed = false;
+
+  private constructor(
+    runtime: Runtime,
+    private readonly options: UpstreamsOptions,
+  ) {
+    super();
+    this.runtime = runtime;
+    runtime.on('server_started', ({ server }) => {
+      const health = this.healthOf(server);
+      health.startedAt = Date.now();
+      health.gaveUp = false;
+      this.emit('changed', { server, lists: ALL_LISTS });
+    });
+    runtime.on('server_failed', ({ server, category, message }) => this.onFailed(server, category, message));
+    runtime.on('list_changed', ({ server, list }) => this.emit('changed', { server, lists: [list] }));
+  }
+
+  /** Starts every enabled server in parallel; failures are logged and retried, never fatal. */
+  static async start(options: UpstreamsOptions): Promise<Upstreams> {
+    const runtime = await Runtime.create({
+      servers: [],
+      startupPolicy: 'log-and-continue',
+      handlers: options.handlers,
+      clientInfo: { name: 'mcpkit-gateway', version: '1' },
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
+    const upstreams = new Upstreams(runtime, options);
+    await upstreams.reconcile(options.servers);
+    return upstreams;
+  }
+
+  /** The ready servers, for the catalog. */
+  sources(): CatalogSource[] {
+    return this.runtime
+      .servers()
+      .filter((connection) => connection.status === 'ready')
+      .map((connection) => ({ connection, alwaysLoad: connection.entry.alwaysLoad === true }));
+  }
+
+  /** A server by name, if it is configured. */
+  connection(name: string): ServerConnection | undefined {
+    return this.runtime.servers().find((connection) => connection.id === name);
+  }
+
+  /** Why a server cannot take calls now, or undefined when it can. */
+  unavailable(name: string): string | undefined {
+    const connection = this.connection(name);
+    if (!connection) return `server "${name}" is no longer configured`;
+    if (connection.status === 'ready') return undefined;
+    const health = this.healthOf(name);
+    const why = health.lastError ? ` (last error: ${health.lastError})` : '';
+    if (health.timer) {
+      const seconds = Math.max(0, Math.round(((health.nextRestartAt ?? Date.now()) - Date.now()) / 100) / 10);
+      return `server "${name}" is down and restarts in ${seconds} s${why}`;
+    }
+    return `server "${name}" is ${connection.status}${why}`;
+  }
+
+  /** Every configured server's state, restarts and last error. */
+  status(): UpstreamStatus[] {
+    return [...this.desired.entries()].map(([name, entry]) => {
+      const connection = this.connection(name);
+      const health = this.healthOf(name);
+      const state: UpstreamStatus['state'] = health.timer ? 'restarting' : (connection?.status ?? 'stopped');
+      return {
+        name,
+        state,
+        transport: transportOf(entry),
+        ...(connection?.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
+        restarts: health.restarts,
+        ...(health.lastError ? { lastError: health.lastError } : {}),
+        ...(health.timer && health.nextRestartAt
+          ? { nextRestartAt: new Date(health.nextRestartAt).toISOString() }
+          : {}),
+      };
+    });
+  }
+
+  /**
+   * Makes the running set match `servers`: new ones are started, removed ones stopped, changed ones
+   * restarted with their new entry. Disabled entries count as removed.
+   */
+  async reconcile(
+    servers: readonly RuntimeServerConfig[],
+  ): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
+    const next = new Map(servers.filter((s) => s.entry.disabled !== true).map((s) => [s.name, s.entry]));
+    const added: string[] = [];
+    const removed: string[] = [];
+    const changed: string[] = [];
+    const work: Promise<unknown>[] = [];
+    for (const name of this.desired.keys()) {
+      if (next.has(name)) continue;
+      removed.push(name);
+      this.desired.delete(name);
+      clearTimeout(this.health.get(name)?.timer);
+      this.health.delete(name);
+      work.push(this.runtime.remove(name).catch(() => undefined));
+    }
+    for (const [name, entry] of next) {
+      const old = this.desired.get(name);
+      if (old !== undefined && JSON.stringify(old) === JSON.stringify(entry)) continue;
+      (old === undefined ? added : changed).push(name);
+      this.desired.set(name, entry);
+      const health = this.healthOf(name);
+      clearTimeout(health.timer);
+      health.timer = undefined;
+      health.gaveUp = false;
+      health.attempt = 0;
+      work.push(this.launch(name, entry));
+    }
+    await Promise.all(work);
+    for (const name of removed) this.emit('changed', { server: name, lists: ALL_LISTS });
+    return { added, removed, changed };
+  }
+
+  private async launch(name: string, entry: ServerEntry): Promise<void> {
+    if (this.connection(name)) await this.runtime.remove(name).catch(() => undefined);
+    if (this.closed || this.desired.get(name) !== entry) return;
+    await this.runtime.add({ name, entry });
+  }
+
+  private onFailed(server: string, category: FailureCategory, message: string): void {
+    const health = this.healthOf(server);
+    health.lastError = `${category}: ${message}`;
+    if (this.closed || !this.desired.has(server)) return;
+    this.options.log(`server "${server}" failed (${category}): ${message}`);
+    this.emit('changed', { server, lists: ALL_LISTS });
+    // A config error or a missing command will not mend itself: wait for the config to change.
+    if (category === 'config' || category === 'spawn') {
+      health.gaveUp = true;
+      return;
+    }
+    const uptime = health.startedAt === undefined ? 0 : Date.now() - health.startedAt;
+    health.startedAt = undefined;
+    health.attempt = uptime > STABLE_MS ? 1 : health.attempt + 1;
+    const base = this.options.restartDelayMs ?? 1000;
+    const delay = Math.min(base * 2 ** (health.attempt - 1), this.options.restartMaxDelayMs ?? 30_000);
+    health.nextRestartAt = Date.now() + delay;
+    clearTimeout(health.timer);
+    health.timer = setTimeout(() => {
+      health.timer = undefined;
+      const entry = this.desired.get(server);
+      if (this.closed || entry === undefined) return;
+      health.restarts++;
+      this.options.log(`restarting server "${server}" (restart ${health.restarts})`);
+      void this.launch(server, entry);
+    }, delay);
+    health.timer.unref();
+  }
+
+  private healthOf(name: string): Health {
+    let health = this.health.get(name);
+    if (!health) {
+      health = { restarts: 0, attempt: 0 };
+      this.health.set(name, health);
+    }
+    return health;
+  }
+
+  /** Stops every server and every pending restart. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const health of this.health.values()) clearTimeout(health.timer);
+    await this.runtime.close();
+  }
+}

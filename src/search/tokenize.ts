@@ -1,0 +1,65 @@
+/**
+ * Code-aware tokens: identifiers are split at camelCase, snake_case, kebab-case and letter/digit
+ * boundaries (`readFileSync2` → read, file, sync, 2), lower-cased, with a light English suffix folding so
+ * `issues`, `issue`, `creating` and `create` meet. The whole identifier is kept too when it splits, so an
+ * exact name still scores above its parts.
+ */
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const PARTS = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{L}+/gu;
+
+/** Words too common to tell documents apart. */
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be by can do does for from has have how i in into is it its me my of on or our ' +
+    'please should so some that the their them then there these this to up us was we what when where ' +
+    'which while who will with would you your'
+  ).split(' '),
+);
+
+/** Folds common English suffixes: enough to match plural, -ing and -ed forms, cheap enough for every token. */
+export function stem(word: string): string {
+  const n = word.length;
+  if (n <= 3) return word;
+  if (word.endsWith('ies') && n > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('ches') || word.endsWith('shes') || word.endsWith('xes')) return word.slice(0, -2);
+  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is'))
+    return word.slice(0, -1);
+  if (word.endsWith('ing') && n > 5) return undouble(word.slice(0, -3));
+  if (word.endsWith('ed') && n > 4) return undouble(word.slice(0, -2));
+  return word;
+}
+
+/** `running` → `runn` → `run`; `stopped` → `stop`. */
+function undouble(word: string): string {
+  const n = word.length;
+  if (n > 2 && word[n - 1] === word[n - 2] && !'lsz'.includes(word[n - 1] as string))
+    return word.slice(0, -1);
+  return word;
+}
+
+/** Options for {@link tokenize}. */
+export interface TokenizeOptions {
+  /** Drop stopwords (default true). */
+  stopwords?: boolean;
+}
+
+/** The tokens of a text, in order, repeats kept (term frequency matters to BM25). */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const dropStopwords = options.stopwords ?? true;
+  const out: string[] = [];
+  for (const [word] of text.matchAll(WORD)) {
+    const parts = word.match(PARTS) ?? [word];
+    if (parts.length > 1) {
+      const whole = word.toLowerCase();
+      if (!(dropStopwords && STOPWORDS.has(whole))) out.push(whole);
+    }
+    for (const part of parts) {
+      const lower = part.toLowerCase();
+      if (dropStopwords && STOPWORDS.has(lower)) continue;
+      out.push(stem(lower));
+    }
+  }
+  return out;
+}
