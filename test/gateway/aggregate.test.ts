@@ -184,7 +184,8 @@ describe('gateway: one server for many', () => {
     expect(item.contents[0]).toMatchObject({ text: 'up says up://items/7' });
     await expect(gw.client.readResource({ uri: 'nowhere://x' })).rejects.toMatchObject({ code: -32602 });
     const status = JSON.parse(
-      (await gw.client.readResource({ uri: 'mcpkit://gateway/status' })).contents[0]?.text as string,
+      ((await gw.client.readResource({ uri: 'mcpkit://gateway/status' })).contents[0] as { text: string })
+        .text,
     );
     expect(status.servers.map((s: { name: string; state: string }) => `${s.name}:${s.state}`).sort()).toEqual(
       ['everything:ready', 'files:ready', 'memory:ready', 'up:ready'],
