@@ -26,6 +26,8 @@ export interface RuntimeEventMap {
   resource_read: [{ server: string; uri: string }];
   prompt_rendered: [{ server: string; prompt: string }];
   list_changed: [{ server: string; list: ListKind }];
+  /** A resource the client subscribed to changed (`notifications/resources/updated`). */
+  resource_updated: [{ server: string; uri: string }];
   progress: [{ server: string; progress: number; total?: number; message?: string }];
   server_log: [{ server: string; level: LoggingLevel; logger?: string; data: unknown }];
   stderr: [{ server: string; line: string }];

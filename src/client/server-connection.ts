@@ -234,6 +234,9 @@ export class ServerConnection {
         ...(logger === undefined ? {} : { logger }),
       });
     });
+    client.setNotificationHandler('notifications/resources/updated', (note) => {
+      this.ctx.emit('resource_updated', { server: this.id, uri: note.params.uri });
+    });
     // Protocol errors from a misbehaving server must not crash the host; calls report their own failures.
     client.onerror = () => undefined;
     return client;
@@ -439,6 +442,15 @@ export class ServerConnection {
     const result = await this.run((client) => client.readResource({ uri }, this.requestOptions(options)));
     this.ctx.emit('resource_read', { server: this.id, uri });
     return result;
+  }
+
+  /** Asks for `resource_updated` events when the resource changes. */
+  async subscribeResource(uri: string): Promise<void> {
+    await this.run((client) => client.subscribeResource({ uri }, this.requestOptions({})));
+  }
+
+  async unsubscribeResource(uri: string): Promise<void> {
+    await this.run((client) => client.unsubscribeResource({ uri }, this.requestOptions({})));
   }
 
   async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}) {

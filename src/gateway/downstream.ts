@@ -14,6 +14,8 @@ export interface Downstream {
   era: 'legacy' | 'modern';
   /** The level the client asked for with logging/setLevel; undefined: everything. */
   logLevel?: LoggingLevel;
+  /** Resource URIs the client subscribed to. */
+  subscriptions: Set<string>;
 }
 
 interface ActiveCall {
@@ -44,7 +46,7 @@ export class Downstreams {
 
   /** Registers a server instance made by the gateway's factory; forgotten when it closes. */
   track(server: Server, era: 'legacy' | 'modern'): Downstream {
-    const downstream: Downstream = { server, era };
+    const downstream: Downstream = { server, era, subscriptions: new Set() };
     this.live.add(downstream);
     const previous = server.onclose;
     server.onclose = () => {
@@ -72,6 +74,19 @@ export class Downstreams {
         sent.catch(() => undefined);
       }
     }
+  }
+
+  /** Tells the clients subscribed to a resource that it changed. */
+  resourceUpdated(uri: string): void {
+    for (const { server, subscriptions } of this.live) {
+      if (server.transport && subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
+    }
+  }
+
+  /** Whether any client is still subscribed to a resource. */
+  subscribed(uri: string): boolean {
+    for (const { subscriptions } of this.live) if (subscriptions.has(uri)) return true;
+    return false;
   }
 
   /** An upstream's log message, to every client whose level lets it through. */

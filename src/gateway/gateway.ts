@@ -109,6 +109,7 @@ export class Gateway {
       ]),
     });
     gateway.upstreams.on('changed', ({ lists }) => gateway.invalidate(lists));
+    gateway.upstreams.runtime.on('resource_updated', ({ uri }) => gateway.downstreams.resourceUpdated(uri));
     gateway.upstreams.runtime.on('server_log', ({ server, level, logger, data }) => {
       const name = gateway.prefix === 'none' ? logger : logger === undefined ? server : `${server}/${logger}`;
       gateway.downstreams.log(level, name, data);
@@ -239,7 +240,7 @@ export class Gateway {
     const offered = this.upstreams.sources().map((s) => s.connection.capabilities ?? {});
     return {
       tools: { listChanged: true },
-      resources: { listChanged: true },
+      resources: { listChanged: true, ...(offered.some((c) => c.resources?.subscribe) ? { subscribe: true } : {}) },
       logging: {},
       ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
       ...(offered.some((c) => c.completions) ? { completions: {} } : {}),
@@ -300,11 +301,25 @@ export class Gateway {
         const text = JSON.stringify({ servers: this.status(), clients: this.downstreams.size }, null, 2);
         return { contents: [{ uri, mimeType: 'application/json', text }] };
       }
-      const catalog = await this.catalog();
-      const owner = resourceOwner(catalog, uri) ?? this.onlyServerWith('resources');
-      if (owner === undefined) throw new ResourceNotFoundError(uri);
+      const owner = await this.resourceServer(uri);
       return relay(() => this.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal }));
     });
+    if (capabilities.resources?.subscribe) {
+      server.setRequestHandler('resources/subscribe', async (request) => {
+        const { uri } = request.params;
+        const owner = await this.resourceServer(uri);
+        await relay(() => this.ready(owner).subscribeResource(uri));
+        downstream.subscriptions.add(uri);
+        return {};
+      });
+      server.setRequestHandler('resources/unsubscribe', async (request) => {
+        const { uri } = request.params;
+        downstream.subscriptions.delete(uri);
+        const owner = await this.resourceServer(uri);
+        if (!this.downstreams.subscribed(uri)) await relay(() => this.ready(owner).unsubscribeResource(uri));
+        return {};
+      });
+    }
     if (capabilities.prompts) {
       server.setRequestHandler('prompts/list', async (request) => {
         const catalog = await this.catalog();
@@ -373,7 +388,10 @@ export class Gateway {
       const server = this.known.get(name);
       const down = server === undefined ? undefined : this.upstreams.unavailable(server);
       if (down) return failure(`Tool ${name} is unavailable: ${down}`);
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      // A single upstream proxied with its own names answers for unknown tools itself, as it would directly.
+      const only = this.prefix === 'none' ? this.onlyServerWith('tools') : undefined;
+      if (only === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      target = { name, server: only, tool: name, definition: { name, inputSchema: { type: 'object' } }, alwaysLoad: false };
     }
     const connection = this.upstreams.connection(target.server);
     const down = this.upstreams.unavailable(target.server);
@@ -451,6 +469,13 @@ export class Gateway {
     const connection = this.ready(owner);
     if (!connection.capabilities?.completions) return empty;
     return relay(() => connection.complete(params));
+  }
+
+  /** The upstream serving a resource URI (listed, matched by a template, or the only one with resources). */
+  private async resourceServer(uri: string): Promise<string> {
+    const owner = resourceOwner(await this.catalog(), uri) ?? this.onlyServerWith('resources');
+    if (owner === undefined) throw new ResourceNotFoundError(uri);
+    return owner;
   }
 
   /** The one ready upstream offering a capability, when exactly one does. */

@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../helpers/cli.js';
 import { root, runConformance } from '../helpers/conformance.js';
-import { fixture, startBridgeHttp } from '../helpers/servers.js';
+import { writeProjectConfig } from '../helpers/gateway.js';
+import {
+  everything,
+  fixture,
+  startBridgeHttp,
+  startEverythingHttp,
+  startServingCli,
+} from '../helpers/servers.js';
 
 describe('MCP conformance suite, client mode: the mcpkit CLI as the client under test', () => {
   const client = `${process.execPath} ${join(root, 'test/conformance/client.mjs')}`;
@@ -38,4 +46,42 @@ describe('MCP conformance suite, server mode: `mcpkit bridge --transport http`',
     expect(output).toContain(`Passed: ${checks}/${checks}, 0 failed, 0 warnings`);
     expect(code).toBe(0);
   });
+});
+
+/** Each scenario's result line from the suite's summary: `name: N passed, M failed`. */
+function summary(output: string): Record<string, string> {
+  const results: Record<string, string> = {};
+  const tail = output.slice(output.indexOf('=== SUMMARY ==='));
+  for (const match of tail.matchAll(/^[✓✗] (\S+): (\d+ passed, \d+ failed)$/gmu))
+    results[match[1] as string] = match[2] as string;
+  return results;
+}
+
+describe('MCP conformance suite, server mode: transparency of `mcpkit gateway --prefix none`', () => {
+  it('passes what server-everything passes directly, and DNS-rebinding protection besides', async () => {
+    const ws = await createWorkspace();
+    const direct = await startEverythingHttp('streamableHttp');
+    let gateway: { url: string; stop: () => void } | undefined;
+    try {
+      await writeProjectConfig(ws, { everything });
+      gateway = await startServingCli(
+        ['gateway', '--prefix', 'none', '--transport', 'http', '--defer-threshold', '1000'],
+        { cwd: ws.project, env: ws.env },
+      );
+      const [alone, behind] = await Promise.all([
+        runConformance(['server', '--url', direct.url]),
+        runConformance(['server', '--url', gateway.url]),
+      ]);
+      const expected = summary(alone.output);
+      const got = summary(behind.output);
+      expect(Object.keys(expected).length).toBeGreaterThan(25);
+      // server-everything does not check Host/Origin; the gateway does (both checks pass).
+      expect(expected['dns-rebinding-protection']).toBe('1 passed, 1 failed');
+      expect(got).toEqual({ ...expected, 'dns-rebinding-protection': '2 passed, 0 failed' });
+    } finally {
+      gateway?.stop();
+      direct.stop();
+      await ws.cleanup();
+    }
+  }, 60_000);
 });

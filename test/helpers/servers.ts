@@ -102,17 +102,29 @@ export async function startSessionServer(): Promise<{ url: string; base: string;
 }
 
 /** `mcpkit bridge <contract> --transport http`, started; resolves its URL from the line it logs. */
-export async function startBridgeHttp(contract: string): Promise<{ url: string; stop: () => void }> {
+export function startBridgeHttp(contract: string): Promise<{ url: string; stop: () => void }> {
+  return startServingCli(['bridge', contract, '--transport', 'http']);
+}
+
+/** A serving `mcpkit` command (bridge, gateway) over HTTP; resolves the URL from its "serving … on URL" line. */
+export async function startServingCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ url: string; stop: () => void }> {
   const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [cli, 'bridge', contract, '--transport', 'http'], {
+  const child = spawn(process.execPath, [cli, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
+  let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
-      const match = /serving \S+ on (\S+)/.exec(chunk.toString());
+      stderr += chunk.toString();
+      const match = /serving(?: \S+)? on (\S+)/.exec(stderr);
       if (match?.[1]) resolve(match[1]);
     });
-    child.once('exit', (code) => reject(new Error(`mcpkit bridge exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`mcpkit ${args[0]} exited with ${code}: ${stderr}`)));
   });
   return { url, stop: () => child.kill('SIGTERM') };
 }
