@@ -79,7 +79,8 @@ export class Downstreams {
   /** Tells the clients subscribed to a resource that it changed. */
   resourceUpdated(uri: string): void {
     for (const { server, subscriptions } of this.live) {
-      if (server.transport && subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
+      if (server.transport && subscriptions.has(uri))
+        server.sendResourceUpdated({ uri }).catch(() => undefined);
     }
   }
 

@@ -240,7 +240,10 @@ export class Gateway {
     const offered = this.upstreams.sources().map((s) => s.connection.capabilities ?? {});
     return {
       tools: { listChanged: true },
-      resources: { listChanged: true, ...(offered.some((c) => c.resources?.subscribe) ? { subscribe: true } : {}) },
+      resources: {
+        listChanged: true,
+        ...(offered.some((c) => c.resources?.subscribe) ? { subscribe: true } : {}),
+      },
       logging: {},
       ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
       ...(offered.some((c) => c.completions) ? { completions: {} } : {}),
@@ -390,8 +393,15 @@ export class Gateway {
       if (down) return failure(`Tool ${name} is unavailable: ${down}`);
       // A single upstream proxied with its own names answers for unknown tools itself, as it would directly.
       const only = this.prefix === 'none' ? this.onlyServerWith('tools') : undefined;
-      if (only === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      target = { name, server: only, tool: name, definition: { name, inputSchema: { type: 'object' } }, alwaysLoad: false };
+      if (only === undefined)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      target = {
+        name,
+        server: only,
+        tool: name,
+        definition: { name, inputSchema: { type: 'object' } },
+        alwaysLoad: false,
+      };
     }
     const connection = this.upstreams.connection(target.server);
     const down = this.upstreams.unavailable(target.server);
