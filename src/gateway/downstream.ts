@@ -42,7 +42,7 @@ const SEVERITY: readonly LoggingLevel[] = [
  */
 export class Downstreams {
   private readonly live = new Set<Downstream>();
-  private readonly active = new Map<string, ActiveCall[]>();
+  private readonly active = new Map<string, Set<ActiveCall>>();
 
   /** Registers a server instance made by the gateway's factory; forgotten when it closes. */
   track(server: Server, era: 'legacy' | 'modern'): Downstream {
@@ -109,16 +109,13 @@ export class Downstreams {
     const call: ActiveCall = { downstream, ctx };
     let calls = this.active.get(upstream);
     if (!calls) {
-      calls = [];
+      calls = new Set();
       this.active.set(upstream, calls);
     }
-    calls.push(call);
+    calls.add(call);
     return () => {
-      const list = this.active.get(upstream);
-      if (!list) return;
-      const at = list.indexOf(call);
-      if (at >= 0) list.splice(at, 1);
-      if (list.length === 0) this.active.delete(upstream);
+      calls.delete(call);
+      if (calls.size === 0 && this.active.get(upstream) === calls) this.active.delete(upstream);
     };
   }
 
@@ -153,8 +150,9 @@ export class Downstreams {
   ): Partial<ActiveCall> & {
     downstream: Downstream;
   } {
-    const calls = this.active.get(upstream);
-    const call = calls?.[calls.length - 1];
+    // The latest call to that upstream is the one asking (the usual case is one call at a time).
+    const calls = [...(this.active.get(upstream) ?? [])];
+    const call = calls[calls.length - 1];
     const downstream =
       call?.downstream ?? [...this.live].reverse().find((candidate) => candidate.era === 'legacy');
     const what = capability === 'roots' ? 'roots/list' : capability;

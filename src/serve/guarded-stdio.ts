@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { BatchedWriter } from '../internal/batched-writer.js';
 import { checkFrame } from './frames.js';
 
 /**
@@ -13,12 +14,15 @@ export class GuardedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private pending = '';
   private closed = false;
+  private readonly writer: BatchedWriter;
 
   constructor(
     private readonly input: Readable,
-    private readonly output: Writable,
+    output: Writable,
     private readonly onClosed?: () => void,
-  ) {}
+  ) {
+    this.writer = new BatchedWriter(output);
+  }
 
   async start(): Promise<void> {
     this.input.setEncoding('utf8');
@@ -29,9 +33,7 @@ export class GuardedStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    if (!this.output.write(`${JSON.stringify(message)}\n`)) {
-      await new Promise<void>((resolve) => this.output.once('drain', resolve));
-    }
+    await this.writer.write(`${JSON.stringify(message)}\n`);
   }
 
   async close(): Promise<void> {
@@ -59,6 +61,11 @@ export class GuardedStdioTransport implements Transport {
       void this.send(checked.answer as unknown as JSONRPCMessage);
       return;
     }
-    this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
+    // A batch was wrapped by checkFrame; anything else is the parsed frame itself (parsed once).
+    const { message } = checked;
+    const batch = message.batch;
+    this.onmessage?.(
+      (Array.isArray(batch) && Object.keys(message).length === 1 ? batch : message) as JSONRPCMessage,
+    );
   }
 }
