@@ -174,20 +174,28 @@ const names = new Set(corpus.map((t) => t.name));
 const missing = QUERIES.filter(([, tool]) => !names.has(tool));
 if (missing.length > 0)
   throw new Error(`queries name tools not in the corpus: ${missing.map((m) => m[1]).join(', ')}`);
-const search = new ToolSearch(corpus);
-let hit1 = 0;
-let hit5 = 0;
-let reciprocal = 0;
-const misses: string[] = [];
-for (const [query, tool] of QUERIES) {
-  const found = search.search(query, 5).map((m) => m.name);
-  const rank = found.indexOf(tool);
-  if (rank === 0) hit1++;
-  if (rank >= 0) {
-    hit5++;
-    reciprocal += 1 / (rank + 1);
-  } else misses.push(`  "${query}" → wanted ${tool}, got ${found.slice(0, 3).join(', ') || 'nothing'}`);
+function quality(search: ToolSearch) {
+  let hit1 = 0;
+  let hit5 = 0;
+  let reciprocal = 0;
+  const misses: string[] = [];
+  for (const [query, tool] of QUERIES) {
+    const found = search.search(query, 5).map((m) => m.name);
+    const rank = found.indexOf(tool);
+    if (rank === 0) hit1++;
+    if (rank >= 0) {
+      hit5++;
+      reciprocal += 1 / (rank + 1);
+    } else misses.push(`  "${query}" → wanted ${tool}, got ${found.slice(0, 3).join(', ') || 'nothing'}`);
+  }
+  const n = QUERIES.length;
+  return {
+    text: `recall@1 ${(hit1 / n).toFixed(3)}, recall@5 ${(hit5 / n).toFixed(3)}, MRR@5 ${(reciprocal / n).toFixed(3)}`,
+    misses,
+  };
 }
+const withSynonyms = quality(new ToolSearch(corpus));
+const plainBm25 = quality(new ToolSearch(corpus, { synonyms: false }));
 
 // 1,000 tools: the corpus, then renamed copies of the synthetic tools as other servers would carry them.
 const thousand = [...corpus];
@@ -227,6 +235,7 @@ console.log(
   `  (c) tool_search over ${thousand.length} tools: p50 ${m(searchTimes).toFixed(3)} ms, p99 ${[...searchTimes].sort((a, b) => a - b)[Math.floor(searchTimes.length * 0.99)]?.toFixed(3)} ms (target p50 <= 1); index built in ${buildMs.toFixed(1)} ms`,
 );
 console.log(
-  `  (d) tool selection, ${QUERIES.length} queries over ${corpus.length} tools (${real.length} real + ${SYNTHETIC_TOOLS.length} synthetic): recall@1 ${(hit1 / QUERIES.length).toFixed(3)}, recall@5 ${(hit5 / QUERIES.length).toFixed(3)}, MRR@5 ${(reciprocal / QUERIES.length).toFixed(3)}`,
+  `  (d) tool selection, ${QUERIES.length} queries over ${corpus.length} tools (${real.length} real + ${SYNTHETIC_TOOLS.length} synthetic): ${withSynonyms.text}`,
 );
-if (misses.length > 0) console.log(`      missed at 5:\n${misses.join('\n')}`);
+console.log(`      the same without synonym expansion (plain BM25F): ${plainBm25.text}`);
+if (withSynonyms.misses.length > 0) console.log(`      missed at 5:\n${withSynonyms.misses.join('\n')}`);

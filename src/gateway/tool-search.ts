@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import { Bm25Index } from '../search/index.js';
+import { Bm25Index, synonymsOf, tokenize, topK } from '../search/index.js';
 import type { ExposedTool } from './catalog.js';
 
 /** The two tools a client sees in deferred mode. */
@@ -75,16 +75,28 @@ function documentOf(tool: ExposedTool) {
   };
 }
 
+/** How much a synonym of a query word counts (measured on bench/gateway.ts: see the README). */
+const SYNONYM_WEIGHT = 0.5;
+
 /** BM25 over every tool of the catalog (built once per catalog, queried in microseconds). */
 export class ToolSearch {
   private readonly index: Bm25Index;
 
-  constructor(private readonly tools: readonly ExposedTool[]) {
+  constructor(
+    private readonly tools: readonly ExposedTool[],
+    private readonly options: { synonyms?: boolean } = {},
+  ) {
     this.index = new Bm25Index(tools.map(documentOf));
   }
 
   search(query: string, limit = 5): ToolMatch[] {
-    return this.index.search(query, limit).map(({ doc, score }) => {
+    // The query's words count fully; their synonyms at SYNONYM_WEIGHT, never more than the word itself.
+    const terms = new Map<string, number>();
+    for (const term of tokenize(query)) terms.set(term, 1);
+    if (this.options.synonyms !== false)
+      for (const term of [...terms.keys()])
+        for (const synonym of synonymsOf(term)) if (!terms.has(synonym)) terms.set(synonym, SYNONYM_WEIGHT);
+    return topK(this.index.scoreTerms(terms), limit).map(({ doc, score }) => {
       const tool = this.tools[doc] as ExposedTool;
       return {
         name: tool.name,

@@ -87,12 +87,17 @@ export class Bm25Index {
 
   /** Every document's score for a query (0 where no term matched). */
   scores(query: string): Float64Array {
+    return this.scoreTerms(new Map([...new Set(this.tokenizer(query))].map((term) => [term, 1])));
+  }
+
+  /** Every document's score for already tokenized terms, each with a weight (1 for a query's own words). */
+  scoreTerms(terms: ReadonlyMap<string, number>): Float64Array {
     const scores = new Float64Array(this.size);
     const { k1, b, averageLength, lengths } = this;
-    for (const term of new Set(this.tokenizer(query))) {
+    for (const [term, weight] of terms) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const idf = this.idf(term);
+      const idf = this.idf(term) * weight;
       for (const { doc, tf } of list) {
         const norm = k1 * (1 - b + (b * (lengths[doc] as number)) / averageLength);
         scores[doc] = (scores[doc] as number) + (idf * (tf * (k1 + 1))) / (tf + norm);

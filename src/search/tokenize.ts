@@ -19,6 +19,10 @@ const STOPWORDS = new Set(
 
 /** Folds common English suffixes: enough to match plural, -ing and -ed forms, cheap enough for every token. */
 export function stem(word: string): string {
+  return dropFinalE(stripSuffix(word));
+}
+
+function stripSuffix(word: string): string {
   const n = word.length;
   if (n <= 3) return word;
   if (word.endsWith('ies') && n > 4) return `${word.slice(0, -3)}y`;
@@ -29,6 +33,11 @@ export function stem(word: string): string {
   if (word.endsWith('ing') && n > 5) return undouble(word.slice(0, -3));
   if (word.endsWith('ed') && n > 4) return undouble(word.slice(0, -2));
   return word;
+}
+
+/** `create`, `creating` and `created` all become `creat` (short words such as `file` keep their e). */
+function dropFinalE(word: string): string {
+  return word.length > 4 && word.endsWith('e') ? word.slice(0, -1) : word;
 }
 
 /** `running` → `runn` → `run`; `stopped` → `stop`. */
