@@ -109,10 +109,17 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       const tools = (await gateway.catalog()).tools.length;
       const ready = gateway.status().filter((s) => s.state === 'ready').length;
       io.err(`mcpkit gateway: ${ready}/${first.servers.length} servers ready, ${tools} tools\n`);
-      await serveUntilDone(io, gateway.factory, flags, 'mcpkit gateway: serving', async () => {
-        await Promise.all(watches.map((w) => w.close()));
-        await gateway.close();
-      });
+      await serveUntilDone(
+        io,
+        gateway.factory,
+        flags,
+        'mcpkit gateway: serving',
+        async () => {
+          await Promise.all(watches.map((w) => w.close()));
+          await gateway.close();
+        },
+        gateway.stdioIntercept(),
+      );
     });
 
   program

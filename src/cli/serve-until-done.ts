@@ -1,6 +1,6 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
-import { serveOverStdio } from '../serve/stdio.js';
+import { type StdioIntercept, serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
 
 /** Where to serve: stdio, or HTTP on host:port. */
@@ -20,6 +20,7 @@ export async function serveUntilDone(
   flags: ServeFlags,
   label: string,
   shutdown: () => Promise<void>,
+  intercept?: StdioIntercept,
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -38,7 +39,7 @@ export async function serveUntilDone(
       await done;
       await http.close();
     } else {
-      const handle = serveOverStdio(factory, { onClose: stop });
+      const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
       await done;
       await handle.close();
     }

@@ -2,6 +2,7 @@
 export type { FailureCategory, ListKind, RuntimeEventMap, RuntimeEventName } from './events.js';
 export type { HandlerContext, RuntimeHandlers } from './handlers.js';
 export type { ProgressUpdate } from './progress-router.js';
+export type { RelayResponse } from './raw-relay.js';
 export {
   Runtime,
   type RuntimeOptions,

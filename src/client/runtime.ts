@@ -96,6 +96,11 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
     return found;
   }
 
+  /** A server by id, or undefined (no error, no copying: for hot paths). */
+  find(id: string): ServerConnection | undefined {
+    return this.connections.get(id);
+  }
+
   /** Adds and connects a server while running. Resolves with it; check `status` (failure is an event). */
   async add(server: RuntimeServerConfig): Promise<ServerConnection> {
     const connection = this.register(server);

@@ -1,11 +1,14 @@
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   Client,
   type CompleteRequest,
   type CompleteResult,
   type GetPromptResult,
   type Implementation,
   type LoggingLevel,
+  PROTOCOL_VERSION_META_KEY,
   type Prompt,
   type ReadResourceResult,
   type Resource,
@@ -19,6 +22,7 @@ import { McpkitError } from '../internal/errors.js';
 import type { FailureCategory, ListKind, RuntimeEventMap } from './events.js';
 import { capabilitiesFor, type RuntimeHandlers } from './handlers.js';
 import { ProgressRouter, type ProgressUpdate } from './progress-router.js';
+import { RawRelay, type RelayResponse } from './raw-relay.js';
 import { isNetworkError, isSessionLost, shouldFallBackToSse } from './remote-errors.js';
 import { SpawnError, StdioTransport } from './stdio-transport.js';
 import { filterTools, isToolAllowed } from './tool-registry.js';
@@ -71,6 +75,8 @@ export class ServerConnection {
   private client?: Client;
   private transport?: Transport;
   private readonly progress = new ProgressRouter();
+  private relay: RawRelay | undefined;
+  private envelope: Record<string, unknown> | undefined;
   private readonly inflight = new Set<(error: Error) => void>();
   private readonly lists: { tools?: Tool[]; resources?: Resource[]; prompts?: Prompt[] } = {};
   /** The entry with `${VAR}`s expanded, and whether the legacy SSE transport is in use. */
@@ -203,6 +209,13 @@ export class ServerConnection {
       ...(legacy ? { prior: { kind: 'legacy' as const } } : {}),
     });
     this.progress.attach(transport);
+    this.relay?.failAll('the connection was replaced');
+    this.relay = undefined;
+    this.envelope = undefined;
+    if (transport instanceof StdioTransport) {
+      this.relay = new RawRelay(transport);
+      this.relay.attach();
+    }
     client.onclose = () => this.onClosed();
   }
 
@@ -254,6 +267,7 @@ export class ServerConnection {
     });
     for (const reject of this.inflight) reject(error);
     this.inflight.clear();
+    this.relay?.failAll(error.message);
     this.ctx.emit('server_failed', { server: this.id, category: 'transport_closed', message });
   }
 
@@ -438,6 +452,41 @@ export class ServerConnection {
     }
   }
 
+  /**
+   * For proxies: sends a request as it is, without the SDK client; `onResponse` gets the server's result or
+   * error as sent (timeouts and a dying server come as errors). Returns the request id for
+   * {@link relayCancel}, or undefined when this connection cannot
+   * relay (not ready, or not stdio): use the typed methods then. On the 2026-07-28 era the request gets
+   * the per-request `_meta` envelope the SDK client would add.
+   */
+  relayRequest(
+    method: string,
+    params: Record<string, unknown>,
+    onResponse: (response: RelayResponse) => void,
+  ): string | undefined {
+    if (this.status !== 'ready' || !this.relay) return undefined;
+    const envelope = this.relayEnvelope();
+    const sent = envelope
+      ? { ...params, _meta: { ...(params._meta as object | undefined), ...envelope } }
+      : params;
+    return this.relay.request(method, sent, this.entry.timeout ?? this.ctx.requestTimeoutMs, onResponse);
+  }
+
+  /** Cancels a relayed request (the server gets `notifications/cancelled`). */
+  relayCancel(id: string, reason?: string): void {
+    this.relay?.cancel(id, reason, this.relayEnvelope());
+  }
+
+  private relayEnvelope(): Record<string, unknown> | undefined {
+    if (this.client?.getProtocolEra() !== 'modern') return undefined;
+    this.envelope ??= {
+      [PROTOCOL_VERSION_META_KEY]: this.protocolVersion,
+      [CLIENT_INFO_META_KEY]: this.ctx.clientInfo,
+      [CLIENT_CAPABILITIES_META_KEY]: capabilitiesFor(this.ctx.handlers),
+    };
+    return this.envelope;
+  }
+
   async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ReadResourceResult> {
     const result = await this.run((client) => client.readResource({ uri }, this.requestOptions(options)));
     this.ctx.emit('resource_read', { server: this.id, uri });
@@ -505,6 +554,7 @@ export class ServerConnection {
     });
     for (const reject of this.inflight) reject(error);
     this.inflight.clear();
+    this.relay?.failAll(error.message);
     await this.client?.close().catch(() => undefined);
     await this.transport?.close().catch(() => undefined);
     if (wasLive) this.ctx.emit('server_stopped', { server: this.id });

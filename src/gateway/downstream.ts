@@ -20,7 +20,8 @@ export interface Downstream {
 
 interface ActiveCall {
   downstream: Downstream;
-  ctx: ServerContext;
+  /** The SDK's request context; absent for a call the fast path relayed. */
+  ctx?: ServerContext | undefined;
 }
 
 const SEVERITY: readonly LoggingLevel[] = [
@@ -54,6 +55,13 @@ export class Downstreams {
       previous?.();
     };
     return downstream;
+  }
+
+  /** The client connected last (on stdio, the only one). */
+  latest(): Downstream | undefined {
+    let last: Downstream | undefined;
+    for (const downstream of this.live) last = downstream;
+    return last;
   }
 
   get size(): number {
@@ -105,7 +113,7 @@ export class Downstreams {
   }
 
   /** Marks a call to `upstream` on behalf of a client; the returned function ends it. */
-  begin(upstream: string, downstream: Downstream, ctx: ServerContext): () => void {
+  begin(upstream: string, downstream: Downstream, ctx?: ServerContext): () => void {
     const call: ActiveCall = { downstream, ctx };
     let calls = this.active.get(upstream);
     if (!calls) {

@@ -14,9 +14,12 @@ import {
 import type { ListKind, RuntimeServerConfig } from '../client/index.js';
 import { isMcpkitError, McpkitError, userConfigDir } from '../config/index.js';
 import { writeFileAtomic } from '../internal/text-file.js';
+import type { StdioIntercept } from '../serve/index.js';
 import { buildCatalog, type Catalog, type PrefixMode, resourceOwner } from './catalog.js';
 import { type Downstream, Downstreams } from './downstream.js';
+import { toolCallFastPath } from './fast-path.js';
 import { type PinMode, PinStore } from './pins.js';
+import { asCallToolResult, relayToolCall } from './relayed.js';
 import {
   CALL_TOOL,
   CALL_TOOL_DEFINITION,
@@ -50,6 +53,8 @@ export interface GatewayOptions {
   log?: (message: string) => void;
 }
 
+const SERVER_INFO = { name: 'mcpkit-gateway', version: '1' };
+
 /** The status resource every gateway serves. */
 export const STATUS_URI = 'mcpkit://gateway/status';
 const PAGE = 100;
@@ -70,6 +75,8 @@ export class Gateway {
   private upstreams!: Upstreams;
   private pins?: PinStore;
   private current: Promise<Catalog> | undefined;
+  /** The catalog `current` resolved to, while it is current (the fast path reads it synchronously). */
+  private built: Catalog | undefined;
   private search: { catalog: Catalog; index: ToolSearch } | undefined;
   /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
   private readonly known = new Map<string, string>();
@@ -127,8 +134,34 @@ export class Gateway {
 
   /** The current catalog (rebuilt after any upstream change). */
   catalog(): Promise<Catalog> {
-    this.current ??= this.build();
+    if (!this.current) {
+      const building = this.build();
+      this.current = building;
+      building.then(
+        (catalog) => {
+          if (this.current === building) this.built = catalog;
+        },
+        () => undefined,
+      );
+    }
     return this.current;
+  }
+
+  /**
+   * The stdio hot path for this gateway's clients (pass it to `serveOverStdio` as `intercept`): plain
+   * tool calls are relayed frame to frame, without the SDK's schema passes. See fast-path.ts.
+   */
+  stdioIntercept(): StdioIntercept {
+    return toolCallFastPath({
+      builtCatalog: () => this.built,
+      readyConnection: (server) => {
+        const connection = this.upstreams.connection(server);
+        return connection?.status === 'ready' ? connection : undefined;
+      },
+      downstream: () => this.downstreams.latest(),
+      begin: (server, downstream) => this.downstreams.begin(server, downstream),
+      serverInfo: SERVER_INFO,
+    });
   }
 
   /** Each upstream's state, restarts and last error. */
@@ -210,6 +243,7 @@ export class Gateway {
   /** Drops the catalog; shortly after, rebuilds it and tells clients which lists changed. */
   private invalidate(lists: Iterable<ListKind>): void {
     this.current = undefined;
+    this.built = undefined;
     this.search = undefined;
     for (const list of lists) this.pendingLists.add(list);
     if (this.refreshTimer) return;
@@ -267,10 +301,7 @@ export class Gateway {
   private createServer(era: 'legacy' | 'modern'): Server {
     const capabilities = this.capabilities();
     const instructions = this.instructions();
-    const server = new Server(
-      { name: 'mcpkit-gateway', version: '1' },
-      { capabilities, ...(instructions ? { instructions } : {}) },
-    );
+    const server = new Server(SERVER_INFO, { capabilities, ...(instructions ? { instructions } : {}) });
     const downstream = this.downstreams.track(server, era);
 
     server.setRequestHandler('tools/list', async (request) => {
@@ -411,6 +442,19 @@ export class Gateway {
     // Progress goes out before the result: the client drops progress that comes after it.
     const sent: Promise<void>[] = [];
     try {
+      // Without progress, the call goes through the raw relay: the upstream's result as it is, no second
+      // schema pass on the client side.
+      const relayed =
+        token === undefined
+          ? await relayToolCall(connection, target.tool, given, ctx.mcpReq.signal)
+          : undefined;
+      if (relayed?.kind === 'result') return asCallToolResult(relayed.result);
+      if (relayed?.kind === 'error') {
+        const { code, message, data } = relayed.error;
+        // The upstream died during the call: the same answer as a call that found it down.
+        if (connection.status !== 'ready') return failure(`Tool ${name} is unavailable: ${message}`);
+        throw new ProtocolError(code, message, data);
+      }
       const result = await connection.callTool(target.tool, given, {
         signal: ctx.mcpReq.signal,
         ...(token !== undefined

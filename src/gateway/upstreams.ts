@@ -108,7 +108,7 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
 
   /** A server by name, if it is configured. */
   connection(name: string): ServerConnection | undefined {
-    return this.runtime.servers().find((connection) => connection.id === name);
+    return this.runtime.find(name);
   }
 
   /** Why a server cannot take calls now, or undefined when it can. */

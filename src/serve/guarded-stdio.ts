@@ -8,6 +8,15 @@ import { checkFrame } from './frames.js';
  * streams, answering malformed frames itself (see frames.ts) and passing the rest on. stdout carries
  * protocol frames only.
  */
+/**
+ * Takes a frame before the SDK sees it: return true when it was handled (answered with `reply`, or
+ * consumed). For a proxy's hot path, where the SDK's schema passes are most of the cost.
+ */
+export type StdioIntercept = (
+  message: JSONRPCMessage,
+  reply: (message: JSONRPCMessage) => Promise<void>,
+) => boolean;
+
 export class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -20,6 +29,7 @@ export class GuardedStdioTransport implements Transport {
     private readonly input: Readable,
     output: Writable,
     private readonly onClosed?: () => void,
+    private readonly intercept?: StdioIntercept,
   ) {
     this.writer = new BatchedWriter(output);
   }
@@ -30,6 +40,8 @@ export class GuardedStdioTransport implements Transport {
     this.input.on('end', () => void this.close());
     this.input.on('error', (error) => this.onerror?.(error));
   }
+
+  private readonly reply = (message: JSONRPCMessage) => this.send(message);
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
@@ -64,8 +76,10 @@ export class GuardedStdioTransport implements Transport {
     // A batch was wrapped by checkFrame; anything else is the parsed frame itself (parsed once).
     const { message } = checked;
     const batch = message.batch;
-    this.onmessage?.(
-      (Array.isArray(batch) && Object.keys(message).length === 1 ? batch : message) as JSONRPCMessage,
-    );
+    const frame = (
+      Array.isArray(batch) && Object.keys(message).length === 1 ? batch : message
+    ) as JSONRPCMessage;
+    if (this.intercept?.(frame, this.reply)) return;
+    this.onmessage?.(frame);
   }
 }

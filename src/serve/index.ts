@@ -3,4 +3,4 @@
 
 export { isAllowedRequest } from './host-check.js';
 export { type HttpServerHandle, type ServeHttpOptions, serveOverHttp } from './http.js';
-export { type ServeStdioOptions, serveOverStdio } from './stdio.js';
+export { type ServeStdioOptions, type StdioIntercept, serveOverStdio } from './stdio.js';

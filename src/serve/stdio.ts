@@ -1,6 +1,8 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { GuardedStdioTransport } from './guarded-stdio.js';
+import { GuardedStdioTransport, type StdioIntercept } from './guarded-stdio.js';
+
+export type { StdioIntercept };
 
 /** Options for {@link serveOverStdio}. */
 export interface ServeStdioOptions {
@@ -10,6 +12,8 @@ export interface ServeStdioOptions {
   onError?: (error: Error) => void;
   /** Called once when the client goes away (stdin EOF) or the transport closes. */
   onClose?: () => void;
+  /** Frames to handle before the SDK (a proxy's hot path); see {@link StdioIntercept}. */
+  intercept?: StdioIntercept;
 }
 
 /**
@@ -21,6 +25,7 @@ export function serveOverStdio(factory: McpServerFactory, options: ServeStdioOpt
     (options.input ?? process.stdin) as import('node:stream').Readable,
     (options.output ?? process.stdout) as import('node:stream').Writable,
     options.onClose,
+    options.intercept,
   );
   return serveStdio(factory, {
     transport,
