@@ -118,7 +118,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           await Promise.all(watches.map((w) => w.close()));
           await gateway.close();
         },
-        gateway.stdioIntercept(),
+        gateway.intercept(),
       );
     });
 

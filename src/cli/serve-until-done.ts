@@ -1,6 +1,7 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
-import { type StdioIntercept, serveOverStdio } from '../serve/stdio.js';
+import type { FrameIntercept } from '../serve/guarded-stdio.js';
+import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
 
 /** Where to serve: stdio, or HTTP on host:port. */
@@ -20,7 +21,7 @@ export async function serveUntilDone(
   flags: ServeFlags,
   label: string,
   shutdown: () => Promise<void>,
-  intercept?: StdioIntercept,
+  intercept?: FrameIntercept,
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -33,6 +34,7 @@ export async function serveUntilDone(
       const { serveOverHttp } = await import('../serve/http.js');
       const http = await serveOverHttp(factory, {
         host: flags.host,
+        ...(intercept ? { intercept } : {}),
         ...(flags.port ? { port: flags.port } : {}),
       });
       io.err(`${label} on ${http.url}\n`);

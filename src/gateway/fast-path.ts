@@ -1,6 +1,6 @@
 import type { Implementation, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ServerConnection } from '../client/index.js';
-import type { StdioIntercept } from '../serve/index.js';
+import type { FrameIntercept, InterceptContext } from '../serve/index.js';
 import type { Catalog } from './catalog.js';
 import type { Downstream } from './downstream.js';
 import { SERVER_INFO, withoutServerInfo } from './relayed.js';
@@ -19,53 +19,56 @@ export interface FastPathHost {
 }
 
 type Id = string | number;
+type Body = { result: Record<string, unknown> } | { error: unknown };
+interface ToolCall {
+  id: Id;
+  params: { name: string; arguments?: Record<string, unknown> };
+}
 
 /**
- * The gateway's hot path on stdio: a `tools/call` for a listed tool, without a progress token, is relayed
- * frame to frame — the client's request re-addressed to the upstream and the upstream's result handed
- * back — with no SDK schema pass on either side. Everything else (and any call the path cannot take:
- * meta tools, unknown names, an upstream that is down or remote) goes through the SDK as usual.
- * `notifications/cancelled` for a relayed call is relayed too; the client then gets no response.
+ * The gateway's hot path: a `tools/call` for a listed tool, without a progress token, is relayed frame to
+ * frame — the client's request re-addressed to the upstream and the upstream's result handed back — with
+ * no SDK schema pass on either side. On stdio it serves the connection's client once its handshake is
+ * done; over HTTP, 2026-07-28 requests. Anything else (and any call the path cannot take: meta tools,
+ * unknown names, an upstream that is down or remote) goes through the SDK as usual. On stdio,
+ * `notifications/cancelled` for a relayed call is relayed too; over HTTP a client that goes away cancels.
  */
-export function toolCallFastPath(host: FastPathHost): StdioIntercept {
+export function toolCallFastPath(host: FastPathHost): FrameIntercept {
+  /** Relayed stdio calls by the client's id (HTTP clients' ids are not unique across requests). */
   const inFlight = new Map<Id, (reason?: string) => void>();
-  return (message, reply) => {
+  return (message, reply, context) => {
     const method = (message as { method?: unknown }).method;
-    if (method === 'notifications/cancelled') {
+    if (method === 'notifications/cancelled' && !context) {
       const params = (message as { params?: { requestId?: Id; reason?: string } }).params;
       const cancel = params?.requestId === undefined ? undefined : inFlight.get(params.requestId);
       if (!cancel) return false;
       cancel(params?.reason);
       return true;
     }
-    if (method !== 'tools/call') return false;
-    const id = (message as { id?: Id }).id;
-    const params = (
-      message as { params?: { name?: unknown; arguments?: unknown; _meta?: { progressToken?: unknown } } }
-    ).params;
-    if (id === undefined || typeof params?.name !== 'string' || params._meta?.progressToken !== undefined)
-      return false;
-    const args = params.arguments ?? {};
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return false;
-    const downstream = host.downstream();
-    const tool = host.builtCatalog()?.toolsByName.get(params.name);
+    if (method !== 'tools/call' || !isPlainCall(message)) return false;
+    const downstream = context ? undefined : host.downstream();
+    const era = context?.era ?? downstream?.era;
+    const tool = host.builtCatalog()?.toolsByName.get(message.params.name);
     const connection = tool && host.readyConnection(tool.server);
-    if (!downstream || !tool || !connection) return false;
-    const name = params.name;
-    const end = host.begin(tool.server, downstream);
-    const answer = (body: { result: Record<string, unknown> } | { error: unknown }) =>
+    if (!era || !tool || !connection) return false;
+    const { id } = message;
+    const args = message.params.arguments ?? {};
+    const answer = (body: Body) =>
       void reply({ jsonrpc: '2.0', id, ...body } as JSONRPCMessage).catch(() => undefined);
     const complete = (result: Record<string, unknown>) =>
-      answer({ result: downstream.era === 'modern' ? stamped(result, host.serverInfo) : result });
+      answer({ result: era === 'modern' ? stamped(result, host.serverInfo) : result });
+    const end = downstream ? host.begin(tool.server, downstream) : () => undefined;
+    let cancelled = false;
     const upstreamId = connection.relayRequest(
       'tools/call',
       { name: tool.tool, arguments: args },
       (response) => {
-        if (!inFlight.delete(id)) return end(); // cancelled: no response
+        if (!context) inFlight.delete(id);
+        if (cancelled) return end(); // no response to a cancelled request
         if ('error' in response) {
           end();
           if (connection.status === 'ready') return answer({ error: response.error });
-          return complete(unavailable(name, response.error.message));
+          return complete(unavailable(message.params.name, response.error.message));
         }
         const { resultType, ...rest } = response.result;
         if (resultType === undefined || resultType === 'complete') {
@@ -73,30 +76,52 @@ export function toolCallFastPath(host: FastPathHost): StdioIntercept {
           return complete(withoutServerInfo(rest));
         }
         // A 2026-07-28 upstream wants input first: the SDK client knows how to get it and ask again.
-        connection
-          .callTool(tool.tool, args as Record<string, unknown>)
-          .then(
-            (result) => complete(result as unknown as Record<string, unknown>),
-            (error: { code?: unknown; message?: string; data?: unknown }) => {
-              if (typeof error.code !== 'number')
-                return complete(unavailable(name, error.message ?? String(error)));
-              const data = error.data === undefined ? {} : { data: error.data };
-              return answer({ error: { code: error.code, message: error.message, ...data } });
-            },
-          )
-          .finally(end);
+        void sdkCall(connection, tool.tool, args, message.params.name, complete, answer).finally(end);
       },
     );
     if (upstreamId === undefined) {
       end();
       return false;
     }
-    inFlight.set(id, (reason) => {
-      inFlight.delete(id);
+    const cancel = (reason?: string) => {
+      cancelled = true;
       connection.relayCancel(upstreamId, reason);
-    });
+    };
+    if (context) watchClient(context, cancel);
+    else inFlight.set(id, cancel);
     return true;
   };
+}
+
+function isPlainCall(message: unknown): message is ToolCall {
+  const { id, params } = message as { id?: unknown; params?: Record<string, unknown> };
+  if ((typeof id !== 'string' && typeof id !== 'number') || typeof params?.name !== 'string') return false;
+  const meta = params._meta as { progressToken?: unknown } | undefined;
+  if (meta?.progressToken !== undefined) return false;
+  const args = params.arguments;
+  return args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
+}
+
+function watchClient(context: InterceptContext, cancel: (reason?: string) => void): void {
+  if (context.signal.aborted) cancel(String(context.signal.reason));
+  else context.signal.addEventListener('abort', () => cancel(String(context.signal.reason)), { once: true });
+}
+
+async function sdkCall(
+  connection: ServerConnection,
+  tool: string,
+  args: Record<string, unknown>,
+  name: string,
+  complete: (result: Record<string, unknown>) => void,
+  answer: (body: Body) => void,
+): Promise<void> {
+  try {
+    complete((await connection.callTool(tool, args)) as unknown as Record<string, unknown>);
+  } catch (error) {
+    const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
+    if (typeof code !== 'number') return complete(unavailable(name, message ?? String(error)));
+    answer({ error: { code, message, ...(data === undefined ? {} : { data }) } });
+  }
 }
 
 /** A 2026-07-28 result carries `resultType` and the serving side's identity. */

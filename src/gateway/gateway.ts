@@ -14,7 +14,7 @@ import {
 import type { ListKind, RuntimeServerConfig } from '../client/index.js';
 import { isMcpkitError, McpkitError, userConfigDir } from '../config/index.js';
 import { writeFileAtomic } from '../internal/text-file.js';
-import type { StdioIntercept } from '../serve/index.js';
+import type { FrameIntercept } from '../serve/index.js';
 import { buildCatalog, type Catalog, type PrefixMode, resourceOwner } from './catalog.js';
 import { type Downstream, Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
@@ -148,10 +148,10 @@ export class Gateway {
   }
 
   /**
-   * The stdio hot path for this gateway's clients (pass it to `serveOverStdio` as `intercept`): plain
-   * tool calls are relayed frame to frame, without the SDK's schema passes. See fast-path.ts.
+   * The hot path for this gateway's clients (pass it to `serveOverStdio` or `serveOverHttp` as
+   * `intercept`): plain tool calls are relayed frame to frame, without the SDK's schema passes.
    */
-  stdioIntercept(): StdioIntercept {
+  intercept(): FrameIntercept {
     return toolCallFastPath({
       builtCatalog: () => this.built,
       readyConnection: (server) => {

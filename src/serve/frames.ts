@@ -4,7 +4,7 @@
  * then waits for ever. serve/ answers them before the SDK sees the frame.
  */
 export type FrameCheck =
-  | { ok: true; message: Record<string, unknown> }
+  | { ok: true; message: Record<string, unknown> | unknown[] }
   | {
       ok: false;
       answer: { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
@@ -23,7 +23,7 @@ export function checkFrame(text: string): FrameCheck {
   } catch {
     return reject(null, -32700, 'Parse error: not valid JSON');
   }
-  if (Array.isArray(value)) return { ok: true, message: { batch: value } };
+  if (Array.isArray(value)) return { ok: true, message: value };
   if (typeof value !== 'object' || value === null)
     return reject(null, -32600, 'Invalid Request: not an object');
   const message = value as Record<string, unknown>;

@@ -8,13 +8,23 @@ import { checkFrame } from './frames.js';
  * streams, answering malformed frames itself (see frames.ts) and passing the rest on. stdout carries
  * protocol frames only.
  */
+/** What an intercept knows about a frame that came over HTTP. */
+export interface InterceptContext {
+  /** HTTP frames are offered only when they are 2026-07-28 requests (headers and body agree). */
+  era: 'modern';
+  /** Aborts when the HTTP client goes away before the answer. */
+  signal: AbortSignal;
+}
+
 /**
  * Takes a frame before the SDK sees it: return true when it was handled (answered with `reply`, or
- * consumed). For a proxy's hot path, where the SDK's schema passes are most of the cost.
+ * consumed). For a proxy's hot path, where the SDK's schema passes are most of the cost. Over HTTP, a
+ * `context` comes along; `reply` must then be called exactly once.
  */
-export type StdioIntercept = (
+export type FrameIntercept = (
   message: JSONRPCMessage,
   reply: (message: JSONRPCMessage) => Promise<void>,
+  context?: InterceptContext,
 ) => boolean;
 
 export class GuardedStdioTransport implements Transport {
@@ -29,7 +39,7 @@ export class GuardedStdioTransport implements Transport {
     private readonly input: Readable,
     output: Writable,
     private readonly onClosed?: () => void,
-    private readonly intercept?: StdioIntercept,
+    private readonly intercept?: FrameIntercept,
   ) {
     this.writer = new BatchedWriter(output);
   }
@@ -73,12 +83,8 @@ export class GuardedStdioTransport implements Transport {
       void this.send(checked.answer as unknown as JSONRPCMessage);
       return;
     }
-    // A batch was wrapped by checkFrame; anything else is the parsed frame itself (parsed once).
-    const { message } = checked;
-    const batch = message.batch;
-    const frame = (
-      Array.isArray(batch) && Object.keys(message).length === 1 ? batch : message
-    ) as JSONRPCMessage;
+    // The frame as checkFrame parsed it (parsed once).
+    const frame = checked.message as JSONRPCMessage;
     if (this.intercept?.(frame, this.reply)) return;
     this.onmessage?.(frame);
   }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpServerFactory } from '@modelcontextprotocol/server';
 import { checkFrame } from './frames.js';
+import type { FrameIntercept } from './guarded-stdio.js';
 import { isAllowedRequest } from './host-check.js';
 
 /** Options for {@link serveOverHttp}. */
@@ -17,6 +18,8 @@ export interface ServeHttpOptions {
   /** Largest request body accepted; default 4 MiB. */
   maxBodyBytes?: number;
   onError?: (error: Error) => void;
+  /** 2026-07-28 requests to handle before the SDK (a proxy's hot path); see {@link FrameIntercept}. */
+  intercept?: FrameIntercept;
 }
 
 /** A running HTTP server. */
@@ -83,8 +86,16 @@ export async function serveOverHttp(
     }
     const checked = checkFrame(body);
     if (!checked.ok) return json(res, 400, checked.answer);
-    const parsed: unknown = JSON.parse(body);
+    const parsed: unknown = checked.message;
     if (session) return session.transport.handleRequest(req, res, parsed);
+    if (options.intercept && isPlainModernRequest(req, parsed)) {
+      const aborted = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) aborted.abort('the client went away');
+      });
+      const reply = async (message: unknown) => json(res, 200, message);
+      if (options.intercept(parsed as never, reply, { era: 'modern', signal: aborted.signal })) return;
+    }
     if ((parsed as { method?: unknown }).method === 'initialize') return startSession(req, res, parsed);
     // Inside a request handler `method` and `url` are always set; the SDK's type says so, node's does not.
     const nodeReq = req as IncomingMessage & { method: string; url: string };
@@ -140,6 +151,27 @@ export async function serveOverHttp(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+const MODERN = '2026-07-28';
+
+/**
+ * A 2026-07-28 request whose headers and body agree (what the SDK checks before anything else): the only
+ * kind an intercept is offered, so every other case keeps the SDK's exact answers.
+ */
+function isPlainModernRequest(req: IncomingMessage, parsed: unknown): boolean {
+  const message = parsed as {
+    method?: unknown;
+    id?: unknown;
+    params?: { name?: unknown; _meta?: Record<string, unknown> };
+  };
+  if (typeof message.method !== 'string' || message.id === undefined) return false;
+  if (req.headers['mcp-protocol-version'] !== MODERN || req.headers['mcp-method'] !== message.method)
+    return false;
+  if (message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN) return false;
+  const name = req.headers['mcp-name'];
+  if (name !== undefined && name !== message.params?.name) return false;
+  return String(req.headers.accept ?? '').includes('application/json');
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -1,8 +1,6 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { GuardedStdioTransport, type StdioIntercept } from './guarded-stdio.js';
-
-export type { StdioIntercept };
+import { type FrameIntercept, GuardedStdioTransport } from './guarded-stdio.js';
 
 /** Options for {@link serveOverStdio}. */
 export interface ServeStdioOptions {
@@ -12,8 +10,8 @@ export interface ServeStdioOptions {
   onError?: (error: Error) => void;
   /** Called once when the client goes away (stdin EOF) or the transport closes. */
   onClose?: () => void;
-  /** Frames to handle before the SDK (a proxy's hot path); see {@link StdioIntercept}. */
-  intercept?: StdioIntercept;
+  /** Frames to handle before the SDK (a proxy's hot path); see {@link FrameIntercept}. */
+  intercept?: FrameIntercept;
 }
 
 /**

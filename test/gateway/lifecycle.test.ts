@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
 import {
@@ -10,7 +11,7 @@ import {
   upstream,
   writeProjectConfig,
 } from '../helpers/gateway.js';
-import { alive, everything, memory } from '../helpers/servers.js';
+import { alive, everything, memory, startServingCli } from '../helpers/servers.js';
 
 let ws: Workspace;
 let gw: GatewayClient | undefined;
@@ -236,5 +237,45 @@ describe('gateway: protocol generations', () => {
     await expect(gw.client.callTool({ name: 'up__sample', arguments: {} })).rejects.toThrow(
       'mcpkit gateway: the client does not support sampling; refused',
     );
+  });
+});
+
+describe('gateway: Streamable HTTP', () => {
+  it('serves both generations over HTTP, relays calls, and refuses a foreign Origin', async () => {
+    await writeProjectConfig(ws, { up: upstream('up') });
+    const served = await startServingCli(['gateway', '--transport', 'http'], {
+      cwd: ws.project,
+      env: ws.env,
+    });
+    try {
+      for (const modern of [true, false]) {
+        const client = new Client(
+          { name: 'http-test', version: '1' },
+          modern ? { versionNegotiation: { mode: 'auto' } } : {},
+        );
+        await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+        expect(client.getNegotiatedProtocolVersion()).toBe(modern ? '2026-07-28' : '2025-11-25');
+        const result = await client.callTool({ name: 'up__pid', arguments: {} });
+        expect(textOf(result)).toMatch(/^\d+$/);
+        const slow = await client.callTool({ name: 'up__slow', arguments: { n: 2 } });
+        expect(textOf(slow)).toBe('counted to 2');
+        await expect(client.callTool({ name: 'up__nope', arguments: {} })).rejects.toMatchObject({
+          code: -32602,
+        });
+        await client.close();
+      }
+      const foreign = await fetch(served.url, {
+        method: 'POST',
+        headers: {
+          origin: 'http://evil.example',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(foreign.status).toBe(403);
+    } finally {
+      served.stop();
+    }
   });
 });
