@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { rawHttpThroughput } from './http-load.js';
 
 const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CLI = path('../dist/cli/main.js');
@@ -109,6 +110,10 @@ const bridgeHttp = startHttp(
 const sdkHttp = startHttp([path('./fixtures/sdk-http-server.mjs')], /(http:\S+)/, 'stdout');
 const bridgeRate = await httpThroughput(await bridgeHttp.url, 'echo_inproc', 3000, 32);
 const sdkRate = await httpThroughput(await sdkHttp.url, 'echo_inproc', 3000, 32);
+// The SDK client costs more per call than either server (profiled: the server sits ~80% idle under it), so
+// the servers are also measured with a raw keep-alive client.
+const bridgeRaw = await rawHttpThroughput(await bridgeHttp.url, 'echo_inproc', 10_000, 32);
+const sdkRaw = await rawHttpThroughput(await sdkHttp.url, 'echo_inproc', 10_000, 32);
 bridgeHttp.stop();
 sdkHttp.stop();
 
@@ -121,5 +126,8 @@ console.log(
   `  (b) spawn-to-initialized: mcpkit bridge ${f(median(bridgeStart))} ms, bare SDK stdio server ${f(median(sdkStart))} ms; ratio ${(median(bridgeStart) / median(sdkStart)).toFixed(3)} (target <= 1.1)`,
 );
 console.log(
-  `  (c) HTTP tools/call, 32 in flight: bridge ${bridgeRate.toFixed(0)} calls/s, bare SDK createMcpHandler ${sdkRate.toFixed(0)} calls/s; ratio ${(bridgeRate / sdkRate).toFixed(2)} (aim >= 2)`,
+  `  (c) HTTP tools/call, 32 in flight, raw keep-alive client: bridge ${bridgeRaw.toFixed(0)} calls/s, bare SDK createMcpHandler ${sdkRaw.toFixed(0)} calls/s; ratio ${(bridgeRaw / sdkRaw).toFixed(2)} (aim >= 2)`,
+);
+console.log(
+  `      with the SDK client (the client is the bottleneck): bridge ${bridgeRate.toFixed(0)} calls/s, SDK ${sdkRate.toFixed(0)} calls/s; ratio ${(bridgeRate / sdkRate).toFixed(2)}`,
 );

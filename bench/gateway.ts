@@ -18,6 +18,7 @@ import { Runtime } from '../src/client/index.js';
 import type { ExposedTool } from '../src/gateway/catalog.js';
 import { ToolSearch } from '../src/gateway/tool-search.js';
 import { QUERIES, SYNTHETIC_TOOLS } from './fixtures/tool-corpus.js';
+import { rawHttpThroughput } from './http-load.js';
 
 const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CLI = path('../dist/cli/main.js');
@@ -123,8 +124,11 @@ const servers = [
   ['sdk', startHttp([path('./fixtures/sdk-http-server.mjs')], /(http:\S+)/, 'stdout'), 'echo_inproc'],
 ] as const;
 const rates: Record<string, number> = {};
-for (const [name, server, tool] of servers)
+const raw: Record<string, number> = {};
+for (const [name, server, tool] of servers) {
   rates[name] = await httpThroughput(await server.url, tool, 3000, 32);
+  raw[name] = await rawHttpThroughput(await server.url, tool, 10_000, 32);
+}
 for (const [, server] of servers) server.stop();
 
 // (c) + (d): the real tools of the reference servers plus the synthetic corpus.
@@ -229,7 +233,10 @@ console.log(
   `      2,000 concurrent: direct ${m(burst.direct).toFixed(1)} ms, gateway ${m(burst.gateway).toFixed(1)} ms; throughput ${throughput.toFixed(2)}x direct (target >= 0.8)`,
 );
 console.log(
-  `  (b) HTTP tools/call, 32 in flight: gateway ${rates.gateway?.toFixed(0)} calls/s, bridge ${rates.bridge?.toFixed(0)} calls/s, bare SDK createMcpHandler ${rates.sdk?.toFixed(0)} calls/s; gateway/bridge ${((rates.gateway ?? 0) / (rates.bridge ?? 1)).toFixed(2)} (target >= 1)`,
+  `  (b) HTTP tools/call, 32 in flight, raw keep-alive client: gateway ${raw.gateway?.toFixed(0)} calls/s, bridge ${raw.bridge?.toFixed(0)} calls/s, bare SDK createMcpHandler ${raw.sdk?.toFixed(0)} calls/s; gateway/bridge ${((raw.gateway ?? 0) / (raw.bridge ?? 1)).toFixed(2)}, gateway/SDK ${((raw.gateway ?? 0) / (raw.sdk ?? 1)).toFixed(2)}`,
+);
+console.log(
+  `      with the SDK client: gateway ${rates.gateway?.toFixed(0)}, bridge ${rates.bridge?.toFixed(0)}, SDK ${rates.sdk?.toFixed(0)} calls/s`,
 );
 console.log(
   `  (c) tool_search over ${thousand.length} tools: p50 ${m(searchTimes).toFixed(3)} ms, p99 ${[...searchTimes].sort((a, b) => a - b)[Math.floor(searchTimes.length * 0.99)]?.toFixed(3)} ms (target p50 <= 1); index built in ${buildMs.toFixed(1)} ms`,

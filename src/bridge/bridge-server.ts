@@ -12,6 +12,9 @@ import type { ValidateFunction } from 'ajv';
 // Only the variables module: a bridge must not load the client-config formats to start.
 import { expandVariables } from '../config/variables.js';
 import { McpkitError } from '../internal/errors.js';
+// Not the serve/ barrel: a bridge on stdio must not load the HTTP stack to start.
+import type { FrameIntercept } from '../serve/guarded-stdio.js';
+import { modernResult } from '../serve/modern-result.js';
 import { buildArgv } from './argv.js';
 import { durationMs, sizeBytes, type ToolContract } from './contract.js';
 import { inputSchemaOf, lazyValidator, resolveArguments } from './input.js';
@@ -37,6 +40,8 @@ export interface BridgeOptions {
 /** A bridge ready to serve: the server factory, the exact tools/list, and shutdown. */
 export interface Bridge {
   factory: McpServerFactory;
+  /** The HTTP hot path (pass to `serveOverHttp`): plain tool calls answered without the SDK's passes. */
+  intercept: FrameIntercept;
   tools: Tool[];
   jobs: JobManager;
   shutdown(): Promise<void>;
@@ -134,13 +139,10 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
   };
 
   const factory: McpServerFactory = () => {
-    const server = new Server(
-      { name: contract.name, version: contract.version ?? '0.0.0' },
-      {
-        capabilities: { tools: {}, logging: {} },
-        ...(contract.instructions ? { instructions: contract.instructions } : {}),
-      },
-    );
+    const server = new Server(serverInfo, {
+      capabilities: { tools: {}, logging: {} },
+      ...(contract.instructions ? { instructions: contract.instructions } : {}),
+    });
     server.setRequestHandler('tools/list', async (request) => {
       const start = request.params?.cursor ? Number(request.params.cursor) : 0;
       if (!Number.isInteger(start) || start < 0 || start > tools.length) {
@@ -158,7 +160,43 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
     return server;
   };
 
-  return { factory, tools, jobs, shutdown: () => jobs.stopAll() };
+  const serverInfo = { name: contract.name, version: contract.version ?? '0.0.0' };
+  // Over HTTP a 2026-07-28 tools/call without a progress token needs nothing the SDK's per-request server
+  // instance provides: the call runs with the request's abort signal and the answer goes straight back.
+  const intercept: FrameIntercept = (message, reply, context) => {
+    const request = message as { id?: string | number; method?: unknown; params?: Record<string, unknown> };
+    const params = request.params;
+    if (!context || request.method !== 'tools/call' || request.id === undefined) return false;
+    if (
+      typeof params?.name !== 'string' ||
+      (params._meta as { progressToken?: unknown } | undefined)?.progressToken !== undefined
+    )
+      return false;
+    const args = params.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      return false;
+    const ctx = { mcpReq: { signal: context.signal, _meta: params._meta, notify: async () => undefined } };
+    const id = request.id;
+    call(params.name, args as Record<string, unknown> | undefined, ctx as unknown as ServerContext).then(
+      (result) =>
+        reply({
+          jsonrpc: '2.0',
+          id,
+          result: modernResult(result as Record<string, unknown>, serverInfo),
+        } as never),
+      (error: { code?: unknown; message?: string }) => {
+        const code = typeof error.code === 'number' ? error.code : ProtocolErrorCode.InternalError;
+        return reply({
+          jsonrpc: '2.0',
+          id,
+          error: { code, message: error.message ?? String(error) },
+        } as never);
+      },
+    );
+    return true;
+  };
+
+  return { factory, intercept, tools, jobs, shutdown: () => jobs.stopAll() };
 }
 
 function invalid(name: string, problems: string[]): CallToolResult {

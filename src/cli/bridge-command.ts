@@ -52,8 +52,13 @@ export function registerBridgeCommand(program: Command, io: CliIO, _adhoc?: read
         return;
       }
       if (flags.transport === 'sse') usage('bridge serves stdio or http');
-      await serveUntilDone(io, bridge.factory, flags, `mcpkit bridge: serving ${loaded.contract.name}`, () =>
-        bridge.shutdown(),
+      await serveUntilDone(
+        io,
+        bridge.factory,
+        flags,
+        `mcpkit bridge: serving ${loaded.contract.name}`,
+        () => bridge.shutdown(),
+        bridge.intercept,
       );
     });
 }

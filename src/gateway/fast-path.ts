@@ -1,9 +1,9 @@
 import type { Implementation, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ServerConnection } from '../client/index.js';
-import type { FrameIntercept, InterceptContext } from '../serve/index.js';
+import { type FrameIntercept, type InterceptContext, modernResult } from '../serve/index.js';
 import type { Catalog } from './catalog.js';
 import type { Downstream } from './downstream.js';
-import { SERVER_INFO, withoutServerInfo } from './relayed.js';
+import { withoutServerInfo } from './relayed.js';
 
 /** What the fast path needs from its gateway. */
 export interface FastPathHost {
@@ -56,7 +56,7 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
     const answer = (body: Body) =>
       void reply({ jsonrpc: '2.0', id, ...body } as JSONRPCMessage).catch(() => undefined);
     const complete = (result: Record<string, unknown>) =>
-      answer({ result: era === 'modern' ? stamped(result, host.serverInfo) : result });
+      answer({ result: era === 'modern' ? modernResult(result, host.serverInfo) : result });
     const end = downstream ? host.begin(tool.server, downstream) : () => undefined;
     let cancelled = false;
     const upstreamId = connection.relayRequest(
@@ -122,12 +122,6 @@ async function sdkCall(
     if (typeof code !== 'number') return complete(unavailable(name, message ?? String(error)));
     answer({ error: { code, message, ...(data === undefined ? {} : { data }) } });
   }
-}
-
-/** A 2026-07-28 result carries `resultType` and the serving side's identity. */
-function stamped(result: Record<string, unknown>, serverInfo: Implementation): Record<string, unknown> {
-  const meta = (result._meta as Record<string, unknown> | undefined) ?? {};
-  return { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO]: serverInfo } };
 }
 
 const unavailable = (name: string, message: string) => ({

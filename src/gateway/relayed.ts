@@ -1,8 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RelayResponse, ServerConnection } from '../client/index.js';
-
-/** The keys the 2026-07-28 era adds to every result; a relayed result loses the upstream's. */
-export const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+import { SERVER_INFO_META_KEY as SERVER_INFO } from '../serve/index.js';
 
 /** What a relayed call came to: a finished result, an upstream error, or "ask the SDK path". */
 export type RelayOutcome =

@@ -4,4 +4,5 @@
 export type { FrameIntercept, InterceptContext } from './guarded-stdio.js';
 export { isAllowedRequest } from './host-check.js';
 export { type HttpServerHandle, type ServeHttpOptions, serveOverHttp } from './http.js';
+export { modernResult, SERVER_INFO_META_KEY } from './modern-result.js';
 export { type ServeStdioOptions, serveOverStdio } from './stdio.js';
