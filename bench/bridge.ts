@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { rawHttpThroughput } from './http-load.js';
 
 const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const CLI = path('../dist/cli/main.js');
+const CLI = path('../dist/bin/main.js');
 const CONTRACT = path('./fixtures/echo.yaml');
 const SDK_STDIO = path('../test/fixtures/servers/modern-server.mjs');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

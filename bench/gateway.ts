@@ -21,7 +21,7 @@ import { QUERIES, SYNTHETIC_TOOLS } from './fixtures/tool-corpus.js';
 import { rawHttpThroughput } from './http-load.js';
 
 const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const CLI = path('../dist/cli/main.js');
+const CLI = path('../dist/bin/main.js');
 const CONTRACT = path('./fixtures/echo.yaml');
 const modules = (p: string) => path(`../node_modules/${p}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

@@ -26,7 +26,11 @@ export function lazyValidator(schema: Record<string, unknown>): () => Promise<Va
   let compiled: ValidateFunction | undefined;
   return async () => {
     if (compiled) return compiled;
-    ajv ??= import('ajv/dist/2020.js').then(({ Ajv2020 }) => new Ajv2020({ strict: false, allErrors: true }));
+    ajv ??= import('ajv/dist/2020.js').then((mod) => {
+      // Node exposes the CommonJS module's named exports; inside the bundled CLI only `default` exists.
+      const { Ajv2020 } = 'Ajv2020' in mod ? mod : (mod as unknown as { default: typeof mod }).default;
+      return new Ajv2020({ strict: false, allErrors: true });
+    });
     compiled = (await ajv).compile(schema);
     return compiled;
   };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI: tests run what `npx mcpkit` runs. */
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/bin/main.js', import.meta.url));
 
 /** A temp world for one test: a project dir as cwd and HOME / XDG / MCPKIT_CONFIG_DIR inside it. */
 export interface Workspace {

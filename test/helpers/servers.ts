@@ -111,7 +111,7 @@ export async function startServingCli(
   args: string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<{ url: string; stop: () => void }> {
-  const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+  const cli = fileURLToPath(new URL('../../dist/bin/main.js', import.meta.url));
   const child = spawn(process.execPath, [cli, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(options.cwd ? { cwd: options.cwd } : {}),

@@ -1,0 +1,28 @@
+// Bundles the `mcpkit` executable into dist/bin/: one minified module per command group (loaded only when
+// that command runs) plus shared chunks. Node's ESM loader pays per module; the tsc output is ~150 modules
+// with the dependencies, the bundle a few, which takes `mcpkit bridge` from ~155 ms to ~115 ms to start
+// (bench/bridge.ts (b)). The library (`mcpkit/…` imports) stays the tsc output in dist/.
+import { rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+// Chunk names carry content hashes: old ones would pile up.
+rmSync('dist/bin', { recursive: true, force: true });
+
+await build({
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir: 'dist/bin',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  // ES module builds first: jsonc-parser's default entry is a UMD wrapper whose require()s a bundler cannot follow.
+  mainFields: ['module', 'main'],
+  target: 'node20',
+  minify: true,
+  sourcemap: 'linked',
+  // CommonJS dependencies (ajv, …) call require(); an ES module has none of its own.
+  banner: {
+    js: "import { createRequire as __mcpkitRequire } from 'node:module'; const require = __mcpkitRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
