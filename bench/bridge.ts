@@ -5,15 +5,15 @@
 // (c) HTTP tools/call throughput with 32 in flight vs a bare SDK createMcpHandler server (aim >= 2x).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { rawHttpThroughput } from './http-load.js';
+import { sdkHttpThroughput as httpThroughput, rawHttpThroughput } from './http-load.js';
+import { median } from './measure.js';
 
 const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CLI = path('../dist/bin/main.js');
 const CONTRACT = path('./fixtures/echo.yaml');
 const SDK_STDIO = path('../test/fixtures/servers/modern-server.mjs');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function stdioClient(args: string[]): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: 'auto' } });
@@ -50,25 +50,6 @@ async function startupMs(args: string[]): Promise<number> {
   const elapsed = performance.now() - t;
   await client.close();
   return elapsed;
-}
-
-async function httpThroughput(url: string, tool: string, total: number, inFlight: number): Promise<number> {
-  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      next++;
-      await client.callTool({ name: tool, arguments: { text: 'hi' } });
-    }
-  };
-  for (let i = 0; i < 50; i++) await client.callTool({ name: tool, arguments: { text: 'hi' } });
-  next = 0;
-  const t = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  const seconds = (performance.now() - t) / 1000;
-  await client.close();
-  return total / seconds;
 }
 
 function startHttp(command: string[], pattern: RegExp, stream: 'stdout' | 'stderr') {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Runtime } from '../src/client/index.js';
+import { burstMs, median, sequentialP50 as sequentialP50Of } from './measure.js';
 
 const server = fileURLToPath(new URL('../test/fixtures/servers/raw-server.mjs', import.meta.url));
 const entry = { command: process.execPath, args: [server] };
@@ -34,28 +35,8 @@ async function runtimeClient(): Promise<{ call: Call; close: () => Promise<void>
   return { call: () => s.callTool('progress', { count: 0 }), close: () => runtime.close() };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
-async function sequentialP50(call: Call): Promise<number> {
-  for (let i = 0; i < 200; i++) await call(); // warm-up
-  const times: number[] = [];
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const t = performance.now();
-    await call();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
-
-async function concurrentMs(call: Call): Promise<number> {
-  const times: number[] = [];
-  for (let burst = 0; burst < 3; burst++) {
-    const t = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENT }, call));
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
+const sequentialP50 = (call: Call) => sequentialP50Of(call, SEQUENTIAL);
+const concurrentMs = (call: Call) => burstMs(call, CONCURRENT);
 
 const warningsBy = { bare: 0, rt: 0 };
 async function measureCalls(

@@ -12,19 +12,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import { Client, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Runtime } from '../src/client/index.js';
 import type { ExposedTool } from '../src/gateway/catalog.js';
 import { ToolSearch } from '../src/gateway/tool-search.js';
 import { QUERIES, SYNTHETIC_TOOLS } from './fixtures/tool-corpus.js';
-import { rawHttpThroughput } from './http-load.js';
+import { sdkHttpThroughput as httpThroughput, rawHttpThroughput } from './http-load.js';
+import { burstMs, median, sequentialP50 } from './measure.js';
 
 const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CLI = path('../dist/bin/main.js');
 const CONTRACT = path('./fixtures/echo.yaml');
 const modules = (p: string) => path(`../node_modules/${p}`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-bench-gateway-'));
 const env = { PATH: process.env.PATH ?? '', HOME: dir, MCPKIT_CONFIG_DIR: join(dir, 'user') };
@@ -42,45 +42,6 @@ async function stdioClient(args: string[]): Promise<Client> {
 }
 
 const call = (client: Client, name: string) => () => client.callTool({ name, arguments: { text: 'hi' } });
-
-async function sequentialP50(fn: () => Promise<unknown>, n = 2000): Promise<number> {
-  for (let i = 0; i < 200; i++) await fn();
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
-
-async function burstMs(fn: () => Promise<unknown>, n = 2000): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const t = performance.now();
-    await Promise.all(Array.from({ length: n }, fn));
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
-
-async function httpThroughput(url: string, tool: string, total: number, inFlight: number): Promise<number> {
-  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      next++;
-      await client.callTool({ name: tool, arguments: { text: 'hi' } });
-    }
-  };
-  for (let i = 0; i < 50; i++) await client.callTool({ name: tool, arguments: { text: 'hi' } });
-  const t = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  const seconds = (performance.now() - t) / 1000;
-  await client.close();
-  return total / seconds;
-}
 
 function startHttp(args: string[], pattern: RegExp, stream: 'stdout' | 'stderr') {
   const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

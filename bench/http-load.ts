@@ -1,6 +1,7 @@
 // A raw HTTP load generator for MCP servers: keep-alive sockets, a prepared 2026-07-28 tools/call, N in
 // flight. It costs far less per call than the SDK client, so it measures the server rather than the client.
 import { Agent, request } from 'node:http';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -67,5 +68,29 @@ export async function rawHttpThroughput(
   await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = (performance.now() - t) / 1000;
   agent.destroy();
+  return total / seconds;
+}
+
+/** The same load through the SDK client (what an MCP host would see); the client itself costs the most. */
+export async function sdkHttpThroughput(
+  url: string,
+  tool: string,
+  total: number,
+  inFlight: number,
+): Promise<number> {
+  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      next++;
+      await client.callTool({ name: tool, arguments: { text: 'hi' } });
+    }
+  };
+  for (let i = 0; i < 50; i++) await client.callTool({ name: tool, arguments: { text: 'hi' } });
+  const t = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const seconds = (performance.now() - t) / 1000;
+  await client.close();
   return total / seconds;
 }

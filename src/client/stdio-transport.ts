@@ -1,5 +1,6 @@
 import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
 import { BatchedWriter } from '../internal/batched-writer.js';
+import { LineSplitter } from '../internal/line-splitter.js';
 import { type GroupChild, groupAlive, spawnGroup, stopGroup } from '../internal/process-group.js';
 
 /** How to start a stdio server. */
@@ -28,8 +29,6 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child?: GroupChild;
-  /** Text after the last newline (stdout is decoded as UTF-8 by the stream, across chunk boundaries). */
-  private pending = '';
   private closing?: Promise<void>;
   private closed = false;
   private writer: BatchedWriter | undefined;
@@ -66,7 +65,8 @@ export class StdioTransport implements Transport {
       });
     });
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.onStdout(chunk));
+    const lines = new LineSplitter((line) => this.onStdoutLine(line));
+    child.stdout.on('data', (chunk: string) => lines.push(chunk));
     child.stdout.on('error', () => undefined);
     child.stdin.on('error', (error) => this.onerror?.(error));
     this.readStderr(child);
@@ -100,47 +100,31 @@ export class StdioTransport implements Transport {
    * the SDK validates every message again by method, so its extra schema pass per line (a third of the
    * client's CPU under load) buys nothing here.
    */
-  private onStdout(chunk: string): void {
-    this.pending += chunk;
-    let index = this.pending.indexOf('\n');
-    while (index !== -1) {
-      const line = this.pending.slice(0, index).replace(/\r$/, '');
-      this.pending = this.pending.slice(index + 1);
-      index = this.pending.indexOf('\n');
-      if (line.trim() === '') continue;
-      let message: unknown;
-      try {
-        message = JSON.parse(line);
-      } catch (error) {
-        // A non-JSON line on stdout (a stray log): report it and keep reading.
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (
-        typeof message !== 'object' ||
-        message === null ||
-        (message as { jsonrpc?: unknown }).jsonrpc !== '2.0'
-      ) {
-        this.onerror?.(new Error(`not a JSON-RPC 2.0 message: ${line.slice(0, 200)}`));
-        continue;
-      }
-      this.onmessage?.(message as JSONRPCMessage);
+  private onStdoutLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (error) {
+      // A non-JSON line on stdout (a stray log): report it and keep reading.
+      this.onerror?.(error as Error);
+      return;
     }
+    if (
+      typeof message !== 'object' ||
+      message === null ||
+      (message as { jsonrpc?: unknown }).jsonrpc !== '2.0'
+    ) {
+      this.onerror?.(new Error(`not a JSON-RPC 2.0 message: ${line.slice(0, 200)}`));
+      return;
+    }
+    this.onmessage?.(message as JSONRPCMessage);
   }
 
   private readStderr(child: GroupChild): void {
-    let pending = '';
+    const lines = new LineSplitter((line) => this.stderrLine(line));
     child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
-      pending += text;
-      const lines = pending.split(/\r?\n/);
-      pending = lines.pop() ?? '';
-      for (const line of lines) this.stderrLine(line);
-    });
-    child.stderr.on('end', () => {
-      if (pending) this.stderrLine(pending);
-      pending = '';
-    });
+    child.stderr.on('data', (text: string) => lines.push(text));
+    child.stderr.on('end', () => lines.flush());
   }
 
   private stderrLine(line: string): void {

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { BatchedWriter } from '../internal/batched-writer.js';
+import { LineSplitter } from '../internal/line-splitter.js';
 import { checkFrame } from './frames.js';
 
 /**
@@ -31,7 +32,6 @@ export class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private pending = '';
   private closed = false;
   private readonly writer: BatchedWriter;
 
@@ -46,7 +46,8 @@ export class GuardedStdioTransport implements Transport {
 
   async start(): Promise<void> {
     this.input.setEncoding('utf8');
-    this.input.on('data', (chunk: string) => this.onData(chunk));
+    const lines = new LineSplitter((line) => this.onLine(line));
+    this.input.on('data', (chunk: string) => lines.push(chunk));
     this.input.on('end', () => void this.close());
     this.input.on('error', (error) => this.onerror?.(error));
   }
@@ -64,17 +65,6 @@ export class GuardedStdioTransport implements Transport {
     this.input.pause();
     this.onclose?.();
     this.onClosed?.();
-  }
-
-  private onData(chunk: string): void {
-    this.pending += chunk;
-    let index = this.pending.indexOf('\n');
-    while (index !== -1) {
-      const line = this.pending.slice(0, index).replace(/\r$/, '');
-      this.pending = this.pending.slice(index + 1);
-      if (line.trim() !== '') this.onLine(line);
-      index = this.pending.indexOf('\n');
-    }
   }
 
   private onLine(line: string): void {
