@@ -19,6 +19,7 @@ import { buildCatalog, type Catalog, type PrefixMode, resourceOwner } from './ca
 import { type Downstream, Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { type PinMode, PinStore } from './pins.js';
+import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { asCallToolResult, relayToolCall } from './relayed.js';
 import {
   CALL_TOOL,
@@ -55,9 +56,6 @@ export interface GatewayOptions {
 
 const SERVER_INFO = { name: 'mcpkit-gateway', version: '1' };
 
-/** The status resource every gateway serves. */
-export const STATUS_URI = 'mcpkit://gateway/status';
-const PAGE = 100;
 /** Tools tool_search revealed stay listed (most recent first) up to this many, to respect client caps. */
 const REVEALED_MAX = 50;
 
@@ -87,6 +85,8 @@ export class Gateway {
   private readonly log: (message: string) => void;
   private readonly prefix: PrefixMode;
   private readonly threshold: number;
+
+  private host: HandlerHost | undefined;
 
   private constructor(private readonly options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
@@ -304,93 +304,15 @@ export class Gateway {
     const server = new Server(SERVER_INFO, { capabilities, ...(instructions ? { instructions } : {}) });
     const downstream = this.downstreams.track(server, era);
 
-    server.setRequestHandler('tools/list', async (request) => {
-      const catalog = await this.catalog();
-      return page(this.listedTools(catalog), request.params?.cursor, 'tools');
-    });
-    server.setRequestHandler('tools/call', (request, ctx) =>
-      this.callTool(request.params.name, request.params.arguments ?? {}, ctx, downstream),
-    );
-    server.setRequestHandler('resources/list', async (request) => {
-      const catalog = await this.catalog();
-      const status = {
-        uri: STATUS_URI,
-        name: 'gateway_status',
-        mimeType: 'application/json',
-        description: 'Each upstream server: state, restarts, last error.',
-      };
-      return page([status, ...catalog.resources], request.params?.cursor, 'resources');
-    });
-    server.setRequestHandler('resources/templates/list', async (request) => {
-      const catalog = await this.catalog();
-      return page(
-        catalog.templates.map((t) => t.template),
-        request.params?.cursor,
-        'resourceTemplates',
-      );
-    });
-    server.setRequestHandler('resources/read', async (request, ctx) => {
-      const { uri } = request.params;
-      if (uri === STATUS_URI) {
-        const text = JSON.stringify({ servers: this.status(), clients: this.downstreams.size }, null, 2);
-        return { contents: [{ uri, mimeType: 'application/json', text }] };
-      }
-      const owner = await this.resourceServer(uri);
-      return relay(() => this.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal }));
-    });
-    if (capabilities.resources?.subscribe) {
-      server.setRequestHandler('resources/subscribe', async (request) => {
-        const { uri } = request.params;
-        const owner = await this.resourceServer(uri);
-        await relay(() => this.ready(owner).subscribeResource(uri));
-        downstream.subscriptions.add(uri);
-        return {};
-      });
-      server.setRequestHandler('resources/unsubscribe', async (request) => {
-        const { uri } = request.params;
-        downstream.subscriptions.delete(uri);
-        const owner = await this.resourceServer(uri);
-        if (!this.downstreams.subscribed(uri)) await relay(() => this.ready(owner).unsubscribeResource(uri));
-        return {};
-      });
-    }
-    if (capabilities.prompts) {
-      server.setRequestHandler('prompts/list', async (request) => {
-        const catalog = await this.catalog();
-        return page(
-          catalog.prompts.map((p) => p.definition),
-          request.params?.cursor,
-          'prompts',
-        );
-      });
-      server.setRequestHandler('prompts/get', async (request, ctx) => {
-        const prompt = (await this.catalog()).promptsByName.get(request.params.name);
-        if (!prompt)
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-        return relay(() =>
-          this.ready(prompt.server).getPrompt(prompt.prompt, request.params.arguments ?? {}, {
-            signal: ctx.mcpReq.signal,
-          }),
-        );
-      });
-    }
-    if (capabilities.completions) {
-      server.setRequestHandler('completion/complete', (request) => this.complete(request.params));
-    }
-    server.setRequestHandler('logging/setLevel', async (request) => {
-      downstream.logLevel = request.params.level;
-      await Promise.all(
-        this.upstreams
-          .sources()
-          .filter((s) => s.connection.capabilities?.logging)
-          .map((s) => s.connection.setLogLevel(request.params.level).catch(() => undefined)),
-      );
-      return {};
-    });
-    server.setNotificationHandler('notifications/roots/list_changed', () => {
-      for (const { connection } of this.upstreams.sources())
-        connection.notifyRootsChanged().catch(() => undefined);
-    });
+    this.host ??= {
+      catalog: () => this.catalog(),
+      listedTools: (catalog) => this.listedTools(catalog),
+      callTool: (name, args, ctx, downstream) => this.callTool(name, args, ctx, downstream),
+      statusJson: () => JSON.stringify({ servers: this.status(), clients: this.downstreams.size }, null, 2),
+      upstreams: this.upstreams,
+      downstreams: this.downstreams,
+    };
+    installHandlers(server, downstream, capabilities, this.host);
     return server;
   }
 
@@ -423,7 +345,7 @@ export class Gateway {
       const down = server === undefined ? undefined : this.upstreams.unavailable(server);
       if (down) return failure(`Tool ${name} is unavailable: ${down}`);
       // A single upstream proxied with its own names answers for unknown tools itself, as it would directly.
-      const only = this.prefix === 'none' ? this.onlyServerWith('tools') : undefined;
+      const only = this.prefix === 'none' ? this.upstreams.onlyWith('tools') : undefined;
       if (only === undefined)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       target = {
@@ -501,73 +423,6 @@ export class Gateway {
     while (this.revealed.size > REVEALED_MAX)
       this.revealed.delete(this.revealed.values().next().value as string);
     if (grew) this.downstreams.listChanged(['tools']);
-  }
-
-  private async complete(params: CompleteRequest['params']) {
-    const catalog = await this.catalog();
-    const empty = { completion: { values: [], hasMore: false } };
-    if (params.ref.type === 'ref/prompt') {
-      const prompt = catalog.promptsByName.get(params.ref.name);
-      if (!prompt)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${params.ref.name}`);
-      const connection = this.ready(prompt.server);
-      if (!connection.capabilities?.completions) return empty;
-      return relay(() =>
-        connection.complete({ ...params, ref: { type: 'ref/prompt', name: prompt.prompt } }),
-      );
-    }
-    const owner =
-      resourceOwner(catalog, params.ref.uri) ??
-      catalog.templates.find((t) => t.template.uriTemplate === (params.ref as { uri: string }).uri)?.server;
-    if (owner === undefined) return empty;
-    const connection = this.ready(owner);
-    if (!connection.capabilities?.completions) return empty;
-    return relay(() => connection.complete(params));
-  }
-
-  /** The upstream serving a resource URI (listed, matched by a template, or the only one with resources). */
-  private async resourceServer(uri: string): Promise<string> {
-    const owner = resourceOwner(await this.catalog(), uri) ?? this.onlyServerWith('resources');
-    if (owner === undefined) throw new ResourceNotFoundError(uri);
-    return owner;
-  }
-
-  /** The one ready upstream offering a capability, when exactly one does. */
-  private onlyServerWith(capability: keyof ServerCapabilities): string | undefined {
-    const offering = this.upstreams.sources().filter((s) => s.connection.capabilities?.[capability]);
-    return offering.length === 1 ? offering[0]?.connection.id : undefined;
-  }
-
-  private ready(server: string) {
-    const connection = this.upstreams.connection(server);
-    const down = this.upstreams.unavailable(server);
-    if (!connection || down)
-      throw new ProtocolError(ProtocolErrorCode.InternalError, down ?? `no server ${server}`);
-    return connection;
-  }
-}
-
-function page<K extends string, T>(items: readonly T[], cursor: string | undefined, key: K) {
-  const start = cursor ? Number(cursor) : 0;
-  if (!Number.isInteger(start) || start < 0 || start > items.length)
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
-  const next = start + PAGE;
-  return {
-    [key]: items.slice(start, next),
-    ...(next < items.length ? { nextCursor: String(next) } : {}),
-  } as Record<K, T[]> & { nextCursor?: string };
-}
-
-/** Runs an upstream request; its protocol errors reach the client with their code, local failures as internal errors. */
-async function relay<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
-    throw new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      error instanceof Error ? error.message : String(error),
-    );
   }
 }
 

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { ProtocolError, ProtocolErrorCode, type ServerCapabilities } from '@modelcontextprotocol/server';
 import {
   type FailureCategory,
   type ListKind,
@@ -109,6 +110,21 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
   /** A server by name, if it is configured. */
   connection(name: string): ServerConnection | undefined {
     return this.runtime.find(name);
+  }
+
+  /** A ready server, or the protocol error (-32603) saying why it cannot take requests now. */
+  ready(name: string): ServerConnection {
+    const connection = this.connection(name);
+    const down = this.unavailable(name);
+    if (!connection || down)
+      throw new ProtocolError(ProtocolErrorCode.InternalError, down ?? `no server ${name}`);
+    return connection;
+  }
+
+  /** The one ready server offering a capability, when exactly one does. */
+  onlyWith(capability: keyof ServerCapabilities): string | undefined {
+    const offering = this.sources().filter((s) => s.connection.capabilities?.[capability]);
+    return offering.length === 1 ? offering[0]?.connection.id : undefined;
   }
 
   /** Why a server cannot take calls now, or undefined when it can. */

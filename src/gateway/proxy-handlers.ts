@@ -1,0 +1,187 @@
+import {
+  type CallToolResult,
+  type CompleteRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  type Server,
+  type ServerCapabilities,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { type Catalog, resourceOwner } from './catalog.js';
+import type { Downstream, Downstreams } from './downstream.js';
+import type { Upstreams } from './upstreams.js';
+
+/** The status resource every gateway serves. */
+export const STATUS_URI = 'mcpkit://gateway/status';
+const PAGE = 100;
+
+/** What the request handlers need from their gateway. */
+export interface HandlerHost {
+  catalog(): Promise<Catalog>;
+  /** What tools/list shows (all tools, or the deferred view). */
+  listedTools(catalog: Catalog): Tool[];
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+    downstream: Downstream,
+  ): Promise<CallToolResult>;
+  /** The `mcpkit://gateway/status` document. */
+  statusJson(): string;
+  upstreams: Upstreams;
+  downstreams: Downstreams;
+}
+
+/**
+ * Installs the gateway's request handlers on one served instance: listings from the catalog (paginated),
+ * calls and reads routed to their upstream, whose protocol errors reach the client with their own code.
+ * Handlers are installed only for the capabilities advertised.
+ */
+export function installHandlers(
+  server: Server,
+  downstream: Downstream,
+  capabilities: ServerCapabilities,
+  host: HandlerHost,
+): void {
+  server.setRequestHandler('tools/list', async (request) => {
+    const catalog = await host.catalog();
+    return page(host.listedTools(catalog), request.params?.cursor, 'tools');
+  });
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    host.callTool(request.params.name, request.params.arguments ?? {}, ctx, downstream),
+  );
+  server.setRequestHandler('resources/list', async (request) => {
+    const catalog = await host.catalog();
+    const status = {
+      uri: STATUS_URI,
+      name: 'gateway_status',
+      mimeType: 'application/json',
+      description: 'Each upstream server: state, restarts, last error.',
+    };
+    return page([status, ...catalog.resources], request.params?.cursor, 'resources');
+  });
+  server.setRequestHandler('resources/templates/list', async (request) => {
+    const catalog = await host.catalog();
+    return page(
+      catalog.templates.map((t) => t.template),
+      request.params?.cursor,
+      'resourceTemplates',
+    );
+  });
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const { uri } = request.params;
+    if (uri === STATUS_URI) {
+      const text = host.statusJson();
+      return { contents: [{ uri, mimeType: 'application/json', text }] };
+    }
+    const owner = await resourceServer(host, uri);
+    return relay(() => host.upstreams.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal }));
+  });
+  if (capabilities.resources?.subscribe) {
+    server.setRequestHandler('resources/subscribe', async (request) => {
+      const { uri } = request.params;
+      const owner = await resourceServer(host, uri);
+      await relay(() => host.upstreams.ready(owner).subscribeResource(uri));
+      downstream.subscriptions.add(uri);
+      return {};
+    });
+    server.setRequestHandler('resources/unsubscribe', async (request) => {
+      const { uri } = request.params;
+      downstream.subscriptions.delete(uri);
+      const owner = await resourceServer(host, uri);
+      if (!host.downstreams.subscribed(uri))
+        await relay(() => host.upstreams.ready(owner).unsubscribeResource(uri));
+      return {};
+    });
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler('prompts/list', async (request) => {
+      const catalog = await host.catalog();
+      return page(
+        catalog.prompts.map((p) => p.definition),
+        request.params?.cursor,
+        'prompts',
+      );
+    });
+    server.setRequestHandler('prompts/get', async (request, ctx) => {
+      const prompt = (await host.catalog()).promptsByName.get(request.params.name);
+      if (!prompt)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      return relay(() =>
+        host.upstreams.ready(prompt.server).getPrompt(prompt.prompt, request.params.arguments ?? {}, {
+          signal: ctx.mcpReq.signal,
+        }),
+      );
+    });
+  }
+  if (capabilities.completions) {
+    server.setRequestHandler('completion/complete', (request) => complete(host, request.params));
+  }
+  server.setRequestHandler('logging/setLevel', async (request) => {
+    downstream.logLevel = request.params.level;
+    await Promise.all(
+      host.upstreams
+        .sources()
+        .filter((s) => s.connection.capabilities?.logging)
+        .map((s) => s.connection.setLogLevel(request.params.level).catch(() => undefined)),
+    );
+    return {};
+  });
+  server.setNotificationHandler('notifications/roots/list_changed', () => {
+    for (const { connection } of host.upstreams.sources())
+      connection.notifyRootsChanged().catch(() => undefined);
+  });
+}
+
+async function complete(host: HandlerHost, params: CompleteRequest['params']) {
+  const catalog = await host.catalog();
+  const empty = { completion: { values: [], hasMore: false } };
+  if (params.ref.type === 'ref/prompt') {
+    const prompt = catalog.promptsByName.get(params.ref.name);
+    if (!prompt)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${params.ref.name}`);
+    const connection = host.upstreams.ready(prompt.server);
+    if (!connection.capabilities?.completions) return empty;
+    return relay(() => connection.complete({ ...params, ref: { type: 'ref/prompt', name: prompt.prompt } }));
+  }
+  const uri = params.ref.uri;
+  const owner =
+    resourceOwner(catalog, uri) ?? catalog.templates.find((t) => t.template.uriTemplate === uri)?.server;
+  if (owner === undefined) return empty;
+  const connection = host.upstreams.ready(owner);
+  if (!connection.capabilities?.completions) return empty;
+  return relay(() => connection.complete(params));
+}
+
+/** The upstream serving a resource URI (listed, matched by a template, or the only one with resources). */
+async function resourceServer(host: HandlerHost, uri: string): Promise<string> {
+  const owner = resourceOwner(await host.catalog(), uri) ?? host.upstreams.onlyWith('resources');
+  if (owner === undefined) throw new ResourceNotFoundError(uri);
+  return owner;
+}
+
+function page<K extends string, T>(items: readonly T[], cursor: string | undefined, key: K) {
+  const start = cursor ? Number(cursor) : 0;
+  if (!Number.isInteger(start) || start < 0 || start > items.length)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+  const next = start + PAGE;
+  return {
+    [key]: items.slice(start, next),
+    ...(next < items.length ? { nextCursor: String(next) } : {}),
+  } as Record<K, T[]> & { nextCursor?: string };
+}
+
+/** Runs an upstream request; its protocol errors reach the client with their code, local failures as internal errors. */
+async function relay<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+}
