@@ -61,7 +61,7 @@ const direct = await stdioClient([CLI, 'bridge', CONTRACT]);
 const gateway = await stdioClient([CLI, 'gateway', '--pin', 'off']);
 const p50 = { direct: [] as number[], gateway: [] as number[] };
 const burst = { direct: [] as number[], gateway: [] as number[] };
-for (let round = 0; round < 3; round++) {
+for (let round = 0; round < 5; round++) {
   p50.direct.push(await sequentialP50(call(direct, 'echo_inproc')));
   p50.gateway.push(await sequentialP50(call(gateway, 'echo__echo_inproc')));
   burst.direct.push(await burstMs(call(direct, 'echo_inproc')));
@@ -186,7 +186,7 @@ rmSync(dir, { recursive: true, force: true });
 const m = (xs: number[]) => median(xs);
 const added = m(p50.gateway) - m(p50.direct);
 const throughput = m(burst.direct) / m(burst.gateway);
-console.log('mcpkit gateway benchmark (medians of 3 alternating rounds)');
+console.log('mcpkit gateway benchmark (medians of 5 alternating rounds)');
 console.log(
   `  (a) sequential tools/call p50: direct ${m(p50.direct).toFixed(3)} ms, through the gateway ${m(p50.gateway).toFixed(3)} ms; added ${added.toFixed(3)} ms (target <= 0.3)`,
 );

@@ -161,8 +161,12 @@ export class Downstreams {
     // The latest call to that upstream is the one asking (the usual case is one call at a time).
     const calls = [...(this.active.get(upstream) ?? [])];
     const call = calls[calls.length - 1];
+    // Outside a call (or for a relayed one): the latest 2025-era client, else the latest client at all, so a
+    // 2026-07-28 one gets the refusal that says why.
     const downstream =
-      call?.downstream ?? [...this.live].reverse().find((candidate) => candidate.era === 'legacy');
+      call?.downstream ??
+      [...this.live].reverse().find((candidate) => candidate.era === 'legacy') ??
+      this.latest();
     const what = capability === 'roots' ? 'roots/list' : capability;
     if (!downstream)
       throw new Error(`mcpkit gateway: no client is connected to answer ${what} for "${upstream}"`);

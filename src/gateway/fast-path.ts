@@ -1,6 +1,11 @@
 import type { Implementation, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ServerConnection } from '../client/index.js';
-import { type FrameIntercept, type InterceptContext, modernResult } from '../serve/index.js';
+import {
+  type FrameIntercept,
+  type InterceptContext,
+  modernResult,
+  SERVER_INFO_META_KEY,
+} from '../serve/index.js';
 import type { Catalog } from './catalog.js';
 import type { Downstream } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
@@ -13,8 +18,6 @@ export interface FastPathHost {
   readyConnection(server: string): ServerConnection | undefined;
   /** The client on this stdio connection, once its handshake made one. */
   downstream(): Downstream | undefined;
-  /** Marks a call in flight (for routing the upstream's own requests back to this client). */
-  begin(server: string, downstream: Downstream): () => void;
   serverInfo: Implementation;
 }
 
@@ -57,32 +60,37 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       void reply({ jsonrpc: '2.0', id, ...body } as JSONRPCMessage).catch(() => undefined);
     const complete = (result: Record<string, unknown>) =>
       answer({ result: era === 'modern' ? modernResult(result, host.serverInfo) : result });
-    const end = downstream ? host.begin(tool.server, downstream) : () => undefined;
     let cancelled = false;
+    // No call marking for elicitation routing: on stdio the one client is the target anyway, and a
+    // 2026-07-28 client (HTTP here) cannot be asked.
     const upstreamId = connection.relayRequest(
       'tools/call',
       { name: tool.tool, arguments: args },
       (response) => {
         if (!context) inFlight.delete(id);
-        if (cancelled) return end(); // no response to a cancelled request
+        if (cancelled) return; // no response to a cancelled request
         if ('error' in response) {
-          end();
           if (connection.status === 'ready') return answer({ error: response.error });
           return complete(unavailable(message.params.name, response.error.message));
         }
-        const { resultType, ...rest } = response.result;
-        if (resultType === undefined || resultType === 'complete') {
-          end();
-          return complete(withoutServerInfo(rest));
+        const result = response.result;
+        const type = result.resultType;
+        if (type === undefined || type === 'complete') {
+          // The parsed frame is ours: reshaped in place for the client's era.
+          if (era === 'modern') {
+            result.resultType = 'complete';
+            const meta = (result._meta as Record<string, unknown> | undefined) ?? {};
+            meta[SERVER_INFO_META_KEY] = host.serverInfo;
+            result._meta = meta;
+            return answer({ result });
+          }
+          return answer({ result: withoutServerInfo(result, true) });
         }
         // A 2026-07-28 upstream wants input first: the SDK client knows how to get it and ask again.
-        void sdkCall(connection, tool.tool, args, message.params.name, complete, answer).finally(end);
+        void sdkCall(connection, tool.tool, args, message.params.name, complete, answer);
       },
     );
-    if (upstreamId === undefined) {
-      end();
-      return false;
-    }
+    if (upstreamId === undefined) return false;
     const cancel = (reason?: string) => {
       cancelled = true;
       connection.relayCancel(upstreamId, reason);

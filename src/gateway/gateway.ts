@@ -159,7 +159,6 @@ export class Gateway {
         return connection?.status === 'ready' ? connection : undefined;
       },
       downstream: () => this.downstreams.latest(),
-      begin: (server, downstream) => this.downstreams.begin(server, downstream),
       serverInfo: SERVER_INFO,
     });
   }

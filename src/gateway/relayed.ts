@@ -34,18 +34,25 @@ export async function relayToolCall(
     signal?.removeEventListener('abort', onAbort);
   }
   if ('error' in response) return { kind: 'error', error: response.error };
-  const { resultType, ...rest } = response.result;
+  const { resultType } = response.result;
   if (resultType !== undefined && resultType !== 'complete') return { kind: 'fallback' };
-  return { kind: 'result', result: withoutServerInfo(rest) };
+  return { kind: 'result', result: withoutServerInfo(response.result, true) };
 }
 
-/** The result without the upstream's own `_meta` server info (the serving side adds the gateway's). */
-export function withoutServerInfo(result: Record<string, unknown>): Record<string, unknown> {
-  const meta = result._meta as Record<string, unknown> | undefined;
-  if (!meta || !(SERVER_INFO in meta)) return result;
-  const { [SERVER_INFO]: _, ...others } = meta;
-  const { _meta: __, ...rest } = result;
-  return Object.keys(others).length > 0 ? { ...rest, _meta: others } : rest;
+/**
+ * The result without `resultType` and the upstream's own `_meta` server info (the serving side adds its
+ * own). `inPlace` edits the object itself (a freshly parsed frame nobody else holds).
+ */
+export function withoutServerInfo(result: Record<string, unknown>, inPlace = false): Record<string, unknown> {
+  const out = inPlace ? result : { ...result };
+  delete out.resultType;
+  const meta = out._meta as Record<string, unknown> | undefined;
+  if (!meta || !(SERVER_INFO in meta)) return out;
+  const others = inPlace ? meta : { ...meta };
+  delete others[SERVER_INFO];
+  if (Object.keys(others).length > 0) out._meta = others;
+  else delete out._meta;
+  return out;
 }
 
 /** A relayed result as the SDK server's handler returns it. */

@@ -11,7 +11,7 @@ import {
   upstream,
   writeProjectConfig,
 } from '../helpers/gateway.js';
-import { alive, everything, filesystem, memory } from '../helpers/servers.js';
+import { alive, everything, filesystem, fixture, memory } from '../helpers/servers.js';
 
 let ws: Workspace;
 let gw: GatewayClient;
@@ -22,6 +22,8 @@ const servers = () => ({
   memory,
   files: filesystem(files),
   up: upstream('up', { MARK_DIR: marks }),
+  // An mcpkit bridge (SDK v2, so a 2026-07-28 upstream).
+  bridge: { command: process.execPath, args: [CLI, 'bridge', fixture('bridge/contract.yaml')] },
 });
 
 beforeAll(async () => {
@@ -95,6 +97,29 @@ describe('gateway: one server for many', () => {
     });
     const graph = await gw.client.callTool({ name: 'memory__read_graph', arguments: {} });
     expect(textOf(graph)).toContain('routes calls');
+  });
+
+  it('relays to a 2026-07-28 upstream: structured content, warm state, errors as results', async () => {
+    const first = await gw.client.callTool({ name: 'bridge__counter', arguments: { label: 'a' } });
+    const second = await gw.client.callTool({ name: 'bridge__counter', arguments: { label: 'b' } });
+    expect(second.structuredContent).toEqual({
+      calls: (first.structuredContent as { calls: number }).calls + 1,
+      label: 'b',
+    });
+    expect(second._meta).toBeUndefined();
+    const json = await gw.client.callTool({ name: 'bridge__json', arguments: {} });
+    expect(json.structuredContent).toMatchObject({ ok: true });
+    const failed = await gw.client.callTool({ name: 'bridge__fails', arguments: {} });
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toContain('module tool failed on purpose');
+  });
+
+  it('routes completions to the upstream that owns the prompt', async () => {
+    const result = await gw.client.complete({
+      ref: { type: 'ref/prompt', name: 'everything__completable-prompt' },
+      argument: { name: 'department', value: 'S' },
+    });
+    expect(result.completion.values).toEqual(['Sales', 'Support']);
   });
 
   it('answers an unknown tool with the protocol error -32602', async () => {
@@ -188,7 +213,7 @@ describe('gateway: one server for many', () => {
         .text,
     );
     expect(status.servers.map((s: { name: string; state: string }) => `${s.name}:${s.state}`).sort()).toEqual(
-      ['everything:ready', 'files:ready', 'memory:ready', 'up:ready'],
+      ['bridge:ready', 'everything:ready', 'files:ready', 'memory:ready', 'up:ready'],
     );
   });
 
