@@ -25,6 +25,7 @@ interface GatewayFlags {
   toolIndex?: string;
   pin: PinMode;
   watch: boolean;
+  readyWait: number;
 }
 
 const names = (value: string) =>
@@ -59,7 +60,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     .option(
       '--defer-threshold <n>',
       'with more tools than this, list only tool_search and call_tool',
-      nonNegative,
+      nonNegative('--defer-threshold'),
       15,
     )
     .option('--tool-index <file>', 'keep a Markdown index of every tool in this file')
@@ -70,6 +71,12 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       'warn',
     )
     .option('--no-watch', 'do not follow changes to the config files')
+    .option(
+      '--ready-wait <ms>',
+      'wait this long for servers before serving; slower ones join later',
+      nonNegative('--ready-wait'),
+      10_000,
+    )
     .action(async (flags: GatewayFlags) => {
       if (flags.transport === 'sse') usage('gateway serves stdio or http');
       const location = { cwd: io.cwd, env: io.env };
@@ -86,6 +93,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         prefix: flags.prefix,
         deferThreshold: flags.deferThreshold,
         pin: flags.pin,
+        readyWaitMs: flags.readyWait,
         env: io.env,
         log: (message) => io.err(`mcpkit gateway: ${message}\n`),
         ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
@@ -108,7 +116,9 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         : [];
       const tools = (await gateway.catalog()).tools.length;
       const ready = gateway.status().filter((s) => s.state === 'ready').length;
-      io.err(`mcpkit gateway: ${ready}/${first.servers.length} servers ready, ${tools} tools\n`);
+      const starting = gateway.status().filter((s) => s.state === 'starting').length;
+      const later = starting > 0 ? ` (${starting} still starting; they join when ready)` : '';
+      io.err(`mcpkit gateway: ${ready}/${first.servers.length} servers ready, ${tools} tools${later}\n`);
       await serveUntilDone(
         io,
         gateway.factory,
@@ -147,8 +157,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     });
 }
 
-function nonNegative(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) usage(`--defer-threshold must be a whole number, got "${value}"`);
-  return n;
+function nonNegative(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) usage(`${flag} must be a whole number, got "${value}"`);
+    return n;
+  };
 }

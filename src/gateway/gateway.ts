@@ -50,6 +50,8 @@ export interface GatewayOptions {
   requestTimeoutMs?: number;
   restartDelayMs?: number;
   restartMaxDelayMs?: number;
+  /** How long start-up waits for upstreams before serving; slower ones join later. Default 10 s. */
+  readyWaitMs?: number;
   /** Diagnostics (default: stderr, prefixed `mcpkit gateway:`). */
   log?: (message: string) => void;
 }
@@ -113,6 +115,7 @@ export class Gateway {
         'requestTimeoutMs',
         'restartDelayMs',
         'restartMaxDelayMs',
+        'readyWaitMs',
       ]),
     });
     gateway.upstreams.on('changed', ({ lists }) => gateway.invalidate(lists));

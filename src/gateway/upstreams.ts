@@ -34,6 +34,8 @@ export interface UpstreamsOptions {
   restartDelayMs?: number;
   /** The cap of that delay. Default 30 s. */
   restartMaxDelayMs?: number;
+  /** How long {@link Upstreams.start} waits for servers to be ready; the rest join later. Default 10 s. */
+  readyWaitMs?: number;
   log: (message: string) => void;
 }
 
@@ -95,7 +97,15 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     const upstreams = new Upstreams(runtime, options);
-    await upstreams.reconcile(options.servers);
+    // Slow servers (an `npx` that downloads first) must not hold up the client's own start-up timeout: past
+    // the wait they keep starting in the background and join with list_changed.
+    const settled = upstreams.reconcile(options.servers);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, options.readyWaitMs ?? 10_000);
+    });
+    await Promise.race([settled, waited]);
+    clearTimeout(timer);
     return upstreams;
   }
 

@@ -279,3 +279,28 @@ describe('gateway: Streamable HTTP', () => {
     }
   });
 });
+
+describe('gateway: start-up', () => {
+  it('serves before a slow upstream is ready; it joins later with list_changed', async () => {
+    await writeProjectConfig(ws, {
+      fast: upstream('fast'),
+      slow: upstream('slow', { START_DELAY_MS: '1500' }),
+    });
+    const started = Date.now();
+    gw = await connectGateway(ws, ['--ready-wait', '200', '--defer-threshold', '100']);
+    const client = gw;
+    expect(Date.now() - started).toBeLessThan(1500);
+    const first = await toolNames(client);
+    expect(first).toContain('fast__pid');
+    expect(first.some((n) => n.startsWith('slow__'))).toBe(false);
+    await eventually(async () => ((await toolNames(client)).includes('slow__pid') ? true : undefined));
+    expect(listChanges(client)).toBeGreaterThan(0);
+    expect(client.stderr()).toContain('1/2 servers ready, 8 tools (1 still starting; they join when ready)');
+  });
+
+  it('rejects a bad number with exit 2 naming the flag', async () => {
+    const bad = await runCli(ws, ['gateway', '--defer-threshold', 'many']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--defer-threshold must be a whole number, got "many"');
+  });
+});
