@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
+import { CLI, createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
 import {
   connectGateway,
   eventually,
@@ -82,6 +82,56 @@ describe('gateway: live config', () => {
     await eventually(() => (alive(pid) ? undefined : true), 8000);
     expect(client.stderr()).toMatch(/config changed: \+memory/);
     expect(client.stderr()).toMatch(/config changed: -up/);
+  });
+
+  it('restarts a server whose entry changed, and keeps serving through a config file that is not JSON', async () => {
+    const desc = join(ws.root, 'desc.txt');
+    await writeFile(desc, 'Version one.');
+    await writeProjectConfig(ws, { up: upstream('up', { DESC_FILE: desc }) });
+    gw = await connectGateway(ws, ['--defer-threshold', '100']);
+    const client = gw;
+    const pid = Number(textOf(await client.client.callTool({ name: 'up__pid', arguments: {} })));
+    await writeFile(join(ws.project, '.mcp.json'), '{ "mcpServers": { "up": ');
+    await eventually(() => (client.stderr().includes('config not applied') ? true : undefined));
+    expect(textOf(await client.client.callTool({ name: 'up__pid', arguments: {} }))).toBe(String(pid));
+    await writeFile(desc, 'Version two.');
+    await writeProjectConfig(ws, { up: upstream('up', { DESC_FILE: desc, CHANGED: '1' }) });
+    const changed = await eventually(async () =>
+      (await client.client.listTools()).tools.find(
+        (t) => t.name === 'up__described' && t.description === 'Version two.',
+      ),
+    );
+    expect(changed).toBeDefined();
+    expect(Number(textOf(await client.client.callTool({ name: 'up__pid', arguments: {} })))).not.toBe(pid);
+    expect(alive(pid)).toBe(false);
+    expect(client.stderr()).toMatch(/config changed: ~up/);
+  });
+});
+
+describe('gateway: pagination', () => {
+  it('pages tools/list 100 at a time for a server with 250 tools', async () => {
+    const tools = Array.from(
+      { length: 250 },
+      (_, i) => `  t${i}:\n    description: Tool ${i}.\n    argv: [t${i}]`,
+    );
+    const contract = join(ws.root, 'many.yaml');
+    await writeFile(contract, `name: many\nprogram: /bin/echo\ntools:\n${tools.join('\n')}\n`);
+    await writeProjectConfig(ws, { many: { command: process.execPath, args: [CLI, 'bridge', contract] } });
+    gw = await connectGateway(ws, ['--defer-threshold', '1000']);
+    const pages: number[] = [];
+    const names: string[] = [];
+    // The SDK client joins all pages when asked without a cursor; page by page needs one (the first is "0").
+    let cursor: string | undefined = '0';
+    do {
+      const page = await gw.client.listTools({ cursor });
+      pages.push(page.tools.length);
+      names.push(...page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([100, 100, 50]);
+    expect(new Set(names).size).toBe(250);
+    expect(names[249]).toBe('many__t249');
+    expect(textOf(await gw.client.callTool({ name: 'many__t249', arguments: {} }))).toBe('t249\n');
   });
 });
 
