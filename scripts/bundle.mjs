@@ -24,5 +24,7 @@ await build({
   banner: {
     js: "import { createRequire as __mcpkitRequire } from 'node:module'; const require = __mcpkitRequire(import.meta.url);",
   },
+  // Loads its own tree-sitter.wasm next to its module file.
+  external: ['web-tree-sitter'],
   logLevel: 'warning',
 });

@@ -1,5 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import { Bm25Index, synonymsOf, tokenize, topK } from '../search/index.js';
+// The BM25 core only: the gateway must not load the code-search stack to start.
+import { Bm25Index, topK } from '../search/bm25.js';
+import { synonymsOf } from '../search/synonyms.js';
+import { tokenize } from '../search/tokenize.js';
 import type { ExposedTool } from './catalog.js';
 
 /** The two tools a client sees in deferred mode. */

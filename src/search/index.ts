@@ -1,4 +1,14 @@
 // mcpkit/search — everything exported here is public API.
 export { type Bm25Document, type Bm25Hit, Bm25Index, type Bm25Options, topK } from './bm25.js';
+export { type Chunk, chunkFile } from './chunker.js';
+export {
+  type BuildOptions,
+  CodeIndex,
+  formatResults,
+  type SearchHit,
+  type SearchMode,
+} from './code-index.js';
+export { type LanguageSpec, languageOf } from './languages.js';
 export { synonymsOf } from './synonyms.js';
 export { stem, type TokenizeOptions, tokenize } from './tokenize.js';
+export { type WalkedFile, walk } from './walk.js';

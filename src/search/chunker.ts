@@ -1,0 +1,205 @@
+import { createRequire } from 'node:module';
+import type { Language, Parser, Node as SyntaxNode } from 'web-tree-sitter';
+import { type LanguageSpec, languageOf } from './languages.js';
+
+/** A piece of a file the index stores and returns. Lines are 1-based and inclusive. */
+export interface Chunk {
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  /** Names defined in the chunk (functions, classes, methods, …). */
+  symbols: string[];
+  content: string;
+}
+
+/** The most lines a chunk may hold before it is split (a unit larger than this is split at its children). */
+const MAX_LINES = 60;
+/** Line windows for text without a grammar. */
+const WINDOW = 40;
+
+const require = createRequire(import.meta.url);
+let parser: Promise<Parser> | undefined;
+const languages = new Map<string, Promise<Language>>();
+
+async function parserFor(grammar: string): Promise<Parser> {
+  parser ??= (async () => {
+    const { Parser } = await import('web-tree-sitter');
+    await Parser.init({ locateFile: () => require.resolve('web-tree-sitter/tree-sitter.wasm') });
+    return new Parser();
+  })();
+  const ready = await parser;
+  let language = languages.get(grammar);
+  if (!language) {
+    language = import('web-tree-sitter').then(({ Language }) =>
+      Language.load(require.resolve(`@repomix/tree-sitter-wasms/out/tree-sitter-${grammar}.wasm`)),
+    );
+    languages.set(grammar, language);
+  }
+  ready.setLanguage(await language);
+  return ready;
+}
+
+/**
+ * Splits a file into chunks: at function / class / method boundaries for languages with a grammar (a unit
+ * too long is split at its children; the comments right above a unit go with it; other statements are
+ * grouped), at headings for Markdown, and in line windows for everything else.
+ */
+export async function chunkFile(path: string, text: string): Promise<Chunk[]> {
+  const spec = languageOf(path);
+  const lines = text.split('\n');
+  if (spec.grammar && spec.units) {
+    try {
+      const tree = (await parserFor(spec.grammar)).parse(text);
+      if (tree) {
+        const ranges = mergeTiny(splitNode(tree.rootNode, new Set(spec.units)));
+        tree.delete();
+        return ranges.map((range) => toChunk(path, spec, lines, range));
+      }
+    } catch {
+      // A grammar that fails on this file: line windows still index it.
+    }
+  }
+  const ranges = spec.name === 'markdown' ? markdownSections(lines) : windows(0, lines.length - 1);
+  return ranges.map((range) => toChunk(path, spec, lines, range));
+}
+
+/** Rows are 0-based and inclusive here. */
+interface Range {
+  start: number;
+  end: number;
+  symbols: string[];
+}
+
+function splitNode(node: SyntaxNode, units: ReadonlySet<string>): Range[] {
+  const out: Range[] = [];
+  /** Statements between units; `comments`: the first row of the comments that end it (-1: none). */
+  let glue: { start: number; end: number; comments: number } | undefined;
+  const flushGlue = () => {
+    if (glue) out.push(...windows(glue.start, glue.end));
+    glue = undefined;
+  };
+  for (const child of node.children) {
+    if (!child) continue;
+    const start = child.startPosition.row;
+    const end =
+      child.endPosition.column === 0 && child.endPosition.row > start
+        ? child.endPosition.row - 1
+        : child.endPosition.row;
+    if (units.has(child.type) || (end - start + 1 > MAX_LINES && child.childCount > 0)) {
+      // Comments directly above a unit belong to it (doc comments say what it does).
+      let unitStart = start;
+      if (glue && glue.comments >= 0 && glue.end >= start - 1) {
+        unitStart = glue.comments;
+        glue.end = unitStart - 1;
+        if (glue.end < glue.start) glue = undefined;
+      }
+      flushGlue();
+      if (end - unitStart + 1 <= MAX_LINES) {
+        out.push({ start: unitStart, end, symbols: symbolsOf(child) });
+      } else {
+        const inner = splitNode(child, units);
+        if (inner.length > 0 && inner[0] && unitStart < inner[0].start)
+          inner.unshift({ start: unitStart, end: inner[0].start - 1, symbols: nameOf(child) });
+        out.push(...(inner.length > 0 ? inner : windows(unitStart, end)));
+      }
+      continue;
+    }
+    const isComment = child.type.includes('comment');
+    if (!glue) glue = { start, end, comments: isComment ? start : -1 };
+    else {
+      if (isComment && glue.comments < 0) glue.comments = start;
+      if (!isComment) glue.comments = -1;
+      glue.end = Math.max(glue.end, end);
+    }
+    if (glue.end - glue.start + 1 >= MAX_LINES) flushGlue();
+  }
+  flushGlue();
+  return out;
+}
+
+function nameOf(node: SyntaxNode): string[] {
+  const name = node.childForFieldName('name');
+  if (name) return [name.text];
+  // `const x = () => …`, `export function f`, decorated definitions: the name is one level down.
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    const inner = child.childForFieldName('name');
+    if (inner && inner.text.length < 100) return [inner.text];
+  }
+  return [];
+}
+
+const DEFINITION = /function|method|class|interface|struct|enum|trait|impl|module|type_alias|constructor/;
+/** Nodes whose members are definitions too (a class's methods), unlike a function's locals. */
+const HOLDER =
+  /class|interface|struct|enum|trait|impl|module|namespace|export_statement|decorated_definition|body|block|declaration_list/;
+const FUNCTION = /function|method|constructor|lambda|arrow/;
+
+/** The names a unit defines: its own and those of the definitions inside it (methods of a class). */
+function symbolsOf(node: SyntaxNode): string[] {
+  const names = new Set(nameOf(node));
+  const visit = (parent: SyntaxNode, depth: number) => {
+    if (depth > 5) return;
+    for (const child of parent.namedChildren) {
+      if (!child) continue;
+      if (DEFINITION.test(child.type)) for (const n of nameOf(child)) names.add(n);
+      if (HOLDER.test(child.type) && !FUNCTION.test(child.type)) visit(child, depth + 1);
+    }
+  };
+  if (!FUNCTION.test(node.type)) visit(node, 0);
+  return [...names];
+}
+
+/** Tiny neighbours (a closing brace, one field) are merged, as long as the result stays within MAX_LINES. */
+function mergeTiny(ranges: Range[]): Range[] {
+  const out: Range[] = [];
+  for (const range of ranges) {
+    const last = out[out.length - 1];
+    const tiny = (r: Range) => r.end - r.start + 1 <= 3;
+    if (last && (tiny(range) || tiny(last)) && range.end - last.start + 1 <= MAX_LINES) {
+      last.end = Math.max(last.end, range.end);
+      last.symbols = [...new Set([...last.symbols, ...range.symbols])];
+    } else out.push({ ...range });
+  }
+  return out;
+}
+
+function markdownSections(lines: string[]): Range[] {
+  const out: Range[] = [];
+  let start = 0;
+  for (let row = 1; row < lines.length; row++) {
+    if (/^#{1,6}\s/.test(lines[row] as string)) {
+      out.push(...windows(start, row - 1));
+      start = row;
+    }
+  }
+  out.push(...windows(start, lines.length - 1));
+  return out.map((range) => ({ ...range, symbols: headingOf(lines[range.start]) }));
+}
+
+const headingOf = (line: string | undefined) => {
+  const match = /^#{1,6}\s+(.*)$/.exec(line ?? '');
+  return match?.[1] ? [match[1].trim()] : [];
+};
+
+function windows(start: number, end: number): Range[] {
+  const out: Range[] = [];
+  for (let from = start; from <= end; from += WINDOW)
+    out.push({ start: from, end: Math.min(end, from + WINDOW - 1), symbols: [] });
+  return out;
+}
+
+function toChunk(path: string, spec: LanguageSpec, lines: string[], range: Range): Chunk {
+  let { start, end } = range;
+  while (start < end && (lines[start] ?? '').trim() === '') start++;
+  while (end > start && (lines[end] ?? '').trim() === '') end--;
+  return {
+    path,
+    startLine: start + 1,
+    endLine: end + 1,
+    language: spec.name,
+    symbols: range.symbols,
+    content: lines.slice(start, end + 1).join('\n'),
+  };
+}

@@ -1,0 +1,154 @@
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Bm25Index, topK } from './bm25.js';
+import { type Chunk, chunkFile } from './chunker.js';
+import { tokenize } from './tokenize.js';
+import { walk } from './walk.js';
+
+/** Search modes. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
+export type SearchMode = 'bm25' | 'semantic' | 'hybrid';
+
+/** One result: a chunk and its score. */
+export interface SearchHit {
+  chunk: Chunk;
+  score: number;
+}
+
+/** Options for {@link CodeIndex.build}. */
+export interface BuildOptions {
+  /** After each file: files done, files in all, chunks so far. */
+  onProgress?: (done: number, total: number, chunks: number) => void;
+}
+
+/** How much each ranking signal moves a score (measured on the benchmark before changing). */
+const DEFINITION_BOOST = 0.6;
+const PATH_BOOST = 0.4;
+const TEST_PENALTY = 0.6;
+const DECLARATION_FILE_PENALTY = 0.7;
+const SAME_FILE_DECAY = 0.7;
+
+const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;
+
+/**
+ * The search index of one repository: chunks from the walker and chunker, BM25 over their content
+ * (weight 1), their symbol names (3) and their path (2), and a ranking stack on top — definitions of a
+ * queried symbol and path words that match the query go up; tests (unless asked for) and `.d.ts` files go
+ * down; every further chunk of a file already in the results counts a little less.
+ */
+export class CodeIndex {
+  private readonly bm25: Bm25Index;
+  private readonly byFile = new Map<string, Chunk[]>();
+
+  private constructor(
+    readonly root: string,
+    readonly chunks: readonly Chunk[],
+    readonly files: number,
+  ) {
+    this.bm25 = new Bm25Index(
+      chunks.map((chunk) => ({
+        fields: [
+          { text: chunk.content, weight: 1 },
+          { text: chunk.symbols.join(' '), weight: 3 },
+          { text: chunk.path, weight: 2 },
+        ],
+      })),
+    );
+    for (const chunk of chunks) {
+      const list = this.byFile.get(chunk.path) ?? [];
+      list.push(chunk);
+      this.byFile.set(chunk.path, list);
+    }
+  }
+
+  /** Walks, chunks and indexes `root`. */
+  static async build(root: string, options: BuildOptions = {}): Promise<CodeIndex> {
+    const files = await walk(root);
+    const chunks: Chunk[] = [];
+    let done = 0;
+    for (const file of files) {
+      const text = await readFile(join(root, file.path), 'utf8').catch(() => undefined);
+      if (text !== undefined) chunks.push(...(await chunkFile(file.path, text)));
+      options.onProgress?.(++done, files.length, chunks.length);
+    }
+    return new CodeIndex(root, chunks, files.length);
+  }
+
+  /** The best `limit` chunks for a query. */
+  search(query: string, limit = 5): SearchHit[] {
+    const raw = this.bm25.scores(query);
+    return this.rank(raw, query, limit, undefined);
+  }
+
+  /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */
+  chunkAt(path: string, line: number): Chunk | undefined {
+    const chunks = this.byFile.get(path.replace(/^\.\//, '')) ?? [];
+    return (
+      chunks.find((c) => c.startLine <= line && line < c.endLine) ??
+      chunks.find((c) => c.startLine <= line && line <= c.endLine)
+    );
+  }
+
+  /** Whether a file is in the index. */
+  hasFile(path: string): boolean {
+    return this.byFile.has(path.replace(/^\.\//, ''));
+  }
+
+  /** Chunks like the one given: its symbols and most distinctive words as the query, itself left out. */
+  findRelated(chunk: Chunk, limit = 5): SearchHit[] {
+    const terms = new Map<string, number>();
+    for (const token of tokenize(`${chunk.symbols.join(' ')} ${chunk.content}`))
+      terms.set(token, (terms.get(token) ?? 0) + 1);
+    const weighted = [...terms.entries()]
+      .map(([term, count]) => [term, Math.log(1 + count) * this.bm25.idf(term)] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 32);
+    const top = weighted[0]?.[1] ?? 1;
+    const raw = this.bm25.scoreTerms(new Map(weighted.map(([term, weight]) => [term, weight / top])));
+    return this.rank(raw, chunk.symbols.join(' '), limit, chunk);
+  }
+
+  private rank(raw: Float64Array, query: string, limit: number, exclude: Chunk | undefined): SearchHit[] {
+    const queryTokens = new Set(tokenize(query));
+    const identifiers = new Set(
+      (query.match(/[A-Za-z_$][\w$]*/g) ?? [])
+        .filter((w) => /[a-z][A-Z]|_|^[A-Z]/.test(w) || queryTokens.size <= 2)
+        .map((w) => w.toLowerCase()),
+    );
+    const wantsTests = /\btests?\b|\bspec\b/i.test(query);
+    const candidates = topK(raw, Math.max(limit * 10, 50));
+    const scored = candidates.flatMap(({ doc, score }) => {
+      const chunk = this.chunks[doc] as Chunk;
+      if (chunk === exclude) return [];
+      let value = score;
+      if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()))) value *= 1 + DEFINITION_BOOST;
+      const pathTokens = new Set(tokenize(chunk.path));
+      let pathHits = 0;
+      for (const token of queryTokens) if (pathTokens.has(token)) pathHits++;
+      if (queryTokens.size > 0) value *= 1 + (PATH_BOOST * pathHits) / queryTokens.size;
+      if (!wantsTests && TEST_PATH.test(chunk.path)) value *= TEST_PENALTY;
+      if (basename(chunk.path).endsWith('.d.ts')) value *= DECLARATION_FILE_PENALTY;
+      return [{ chunk, score: value }];
+    });
+    scored.sort((a, b) => b.score - a.score);
+    // File diversity: the n-th chunk of a file already shown counts SAME_FILE_DECAY^n of its score.
+    const seen = new Map<string, number>();
+    const diverse = scored.map((hit) => {
+      const n = seen.get(hit.chunk.path) ?? 0;
+      seen.set(hit.chunk.path, n + 1);
+      return { chunk: hit.chunk, score: hit.score * SAME_FILE_DECAY ** n };
+    });
+    diverse.sort((a, b) => b.score - a.score);
+    return diverse.slice(0, limit);
+  }
+}
+
+/** Results as text for an agent: a header, then numbered hits with path:lines, score and the code. */
+export function formatResults(header: string, hits: readonly SearchHit[]): string {
+  const max = hits[0]?.score ?? 1;
+  const blocks = hits.map(({ chunk, score }, i) => {
+    const fence = chunk.content.includes('```') ? '````' : '```';
+    const language = chunk.language === 'text' ? '' : chunk.language;
+    return `${i + 1}. ${chunk.path}:${chunk.startLine}-${chunk.endLine} (score=${(score / max).toFixed(3)})\n${fence}${language}\n${chunk.content}\n${fence}`;
+  });
+  return `${header}\n\n${blocks.join('\n\n')}`;
+}

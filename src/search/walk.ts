@@ -1,0 +1,96 @@
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+/** Directories that hold dependencies, builds or tool state: never code the user wrote. */
+const SKIPPED_DIRS = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  'bower_components',
+  'vendor',
+  'third_party',
+  'dist',
+  'build',
+  'out',
+  'target',
+  'coverage',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.next',
+  '.nuxt',
+  '.cache',
+  '.idea',
+  '.vscode',
+  '.mcpkit',
+]);
+/** Generated files that look like source. */
+const SKIPPED_FILES = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|-lock\.yaml|\.snap|\.pb\.go|_pb2\.py)$/;
+const MAX_BYTES = 1024 * 1024;
+
+/** A file to index: its path relative to the root (with `/`), its size and modification time. */
+export interface WalkedFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * Every indexable file under `root`: `.gitignore` and `.ignore` honoured at every level, dependency /
+ * build / tool directories skipped, files over 1 MiB, binaries (a NUL byte in the first 8 KiB) and
+ * generated files (minified, source maps, lock files, snapshots) left out. Sorted by path.
+ */
+export async function walk(root: string): Promise<WalkedFile[]> {
+  const out: WalkedFile[] = [];
+  const visit = async (dir: string, rules: readonly { base: string; ig: Ignore }[]) => {
+    const local = await ignoreRules(dir);
+    const active = local ? [...rules, { base: dir, ig: local }] : rules;
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = join(dir, entry.name);
+      const isDir = entry.isDirectory();
+      if (isDir && SKIPPED_DIRS.has(entry.name)) continue;
+      if (
+        active.some(({ base, ig }) =>
+          ig.ignores(relative(base, full).split(sep).join('/') + (isDir ? '/' : '')),
+        )
+      )
+        continue;
+      if (isDir) {
+        await visit(full, active);
+        continue;
+      }
+      if (!entry.isFile() || SKIPPED_FILES.test(entry.name)) continue;
+      const info = await stat(full).catch(() => undefined);
+      if (!info || info.size > MAX_BYTES || info.size === 0 || (await isBinary(full))) continue;
+      out.push({ path: relative(root, full).split(sep).join('/'), size: info.size, mtimeMs: info.mtimeMs });
+    }
+  };
+  await visit(root, []);
+  return out;
+}
+
+async function ignoreRules(dir: string): Promise<Ignore | undefined> {
+  let rules: Ignore | undefined;
+  for (const name of ['.gitignore', '.ignore']) {
+    const text = await readFile(join(dir, name), 'utf8').catch(() => undefined);
+    if (text !== undefined) rules = (rules ?? ignore()).add(text);
+  }
+  return rules;
+}
+
+async function isBinary(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(8192);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,136 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkFile } from '../../src/search/chunker.js';
+import { CodeIndex, formatResults } from '../../src/search/code-index.js';
+import { walk } from '../../src/search/walk.js';
+
+let root: string;
+const files: Record<string, string | Buffer> = {
+  'src/router.ts': [
+    "import { parse } from './url.js';",
+    '',
+    '/** Matches a request path against the registered routes. */',
+    'export function matchRoute(path: string, routes: string[]): string | undefined {',
+    '  return routes.find((route) => parse(route) === path);',
+    '}',
+    '',
+    'export class Router {',
+    '  private readonly routes: string[] = [];',
+    '  add(route: string): void {',
+    '    this.routes.push(route);',
+    '  }',
+    '  handle(path: string): string | undefined {',
+    '    return matchRoute(path, this.routes);',
+    '  }',
+    '}',
+  ].join('\n'),
+  'src/url.ts':
+    'export function parse(url: string): string {\n  return new URL(url, "http://x").pathname;\n}\n',
+  'lib/cache.py':
+    'class LruCache:\n    """Least recently used cache with a size limit."""\n\n    def evict(self):\n        pass\n\n\ndef make_cache(size):\n    return LruCache()\n',
+  'cmd/server.go':
+    'package main\n\n// Serve starts the HTTP server.\nfunc Serve(addr string) error {\n\treturn nil\n}\n',
+  'docs/guide.md': '# Guide\n\nIntro text.\n\n## Routing\n\nHow routes are matched against request paths.\n',
+  'notes.txt': 'plain text file about deployment\n',
+  'test/router.test.ts':
+    "import { matchRoute } from '../src/router.js';\ntest('matchRoute matches a route', () => matchRoute('/a', ['/a']));\n",
+  'ignored/secret.ts': 'export const hidden = 1;\n',
+  '.gitignore': 'ignored/\n',
+  'node_modules/dep/index.js': 'module.exports = 1;\n',
+  'image.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
+  'app.min.js': 'var a=1;',
+};
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'mcpkit-search-'));
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(join(root, path, '..'), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('walk', () => {
+  it('honours .gitignore and skips dependencies, binaries and generated files', async () => {
+    expect((await walk(root)).map((f) => f.path)).toEqual([
+      '.gitignore',
+      'cmd/server.go',
+      'docs/guide.md',
+      'lib/cache.py',
+      'notes.txt',
+      'src/router.ts',
+      'src/url.ts',
+      'test/router.test.ts',
+    ]);
+  });
+});
+
+describe('chunkFile', () => {
+  it('cuts TypeScript at functions, classes and methods, keeping doc comments with their unit', async () => {
+    const chunks = await chunkFile('src/router.ts', files['src/router.ts'] as string);
+    expect(chunks.map((c) => [c.startLine, c.endLine, c.symbols])).toEqual([
+      [1, 6, ['matchRoute']],
+      [8, 16, ['Router', 'routes', 'add', 'handle']],
+    ]);
+    expect(chunks[0]?.content).toContain('/** Matches a request path');
+  });
+
+  it('knows Python, Go and Markdown sections', async () => {
+    const py = await chunkFile('lib/cache.py', files['lib/cache.py'] as string);
+    // A unit of three lines or fewer joins its neighbour.
+    expect(py.map((c) => c.symbols)).toEqual([['LruCache', 'evict', 'make_cache']]);
+    const go = await chunkFile('cmd/server.go', files['cmd/server.go'] as string);
+    expect(go.at(-1)).toMatchObject({ symbols: ['Serve'], language: 'go', endLine: 6 });
+    const md = await chunkFile('docs/guide.md', files['docs/guide.md'] as string);
+    expect(md.map((c) => [c.startLine, c.symbols])).toEqual([
+      [1, ['Guide']],
+      [5, ['Routing']],
+    ]);
+  });
+});
+
+describe('CodeIndex', () => {
+  let index: CodeIndex;
+  beforeAll(async () => {
+    index = await CodeIndex.build(root);
+  });
+
+  it('finds the definition of a queried symbol first, and code by what it does', () => {
+    expect(index.search('matchRoute', 3)[0]?.chunk).toMatchObject({ path: 'src/router.ts', startLine: 1 });
+    expect(index.search('least recently used cache', 1)[0]?.chunk.path).toBe('lib/cache.py');
+    expect(index.search('start the http server', 1)[0]?.chunk.path).toBe('cmd/server.go');
+  });
+
+  it('puts tests below the code they test unless tests are asked for', () => {
+    const hits = index.search('matchRoute matches a route', 5).map((h) => h.chunk.path);
+    expect(hits.indexOf('src/router.ts')).toBeLessThan(hits.indexOf('test/router.test.ts'));
+    expect(index.search('tests for matchRoute', 1)[0]?.chunk.path).toBe('test/router.test.ts');
+  });
+
+  it('finds related chunks and resolves a line to its chunk', () => {
+    const chunk = index.chunkAt('src/router.ts', 13);
+    expect(chunk).toMatchObject({ startLine: 8, endLine: 16 });
+    const related = index.findRelated(chunk as NonNullable<typeof chunk>, 3);
+    expect(related.map((h) => h.chunk.path)).toContain('test/router.test.ts');
+    expect(related.some((h) => h.chunk === chunk)).toBe(false);
+    expect(index.chunkAt('src/router.ts', 500)).toBeUndefined();
+  });
+
+  it('formats results as numbered path:lines with a score and the code fenced', () => {
+    const text = formatResults("Search results for: 'matchRoute' (mode=bm25)", index.search('matchRoute', 1));
+    expect(text).toBe(
+      [
+        "Search results for: 'matchRoute' (mode=bm25)",
+        '',
+        '1. src/router.ts:1-6 (score=1.000)',
+        '```typescript',
+        (files['src/router.ts'] as string).split('\n').slice(0, 6).join('\n'),
+        '```',
+      ].join('\n'),
+    );
+  });
+});
