@@ -31,6 +31,10 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
   { commands: ['check'], load: async () => (await import('./check-command.js')).registerCheckCommand },
   { commands: ['bridge'], load: async () => (await import('./bridge-command.js')).registerBridgeCommand },
   {
+    commands: ['search-server', 'query', 'index'],
+    load: async () => (await import('./search-commands.js')).registerSearchCommands,
+  },
+  {
     commands: ['gateway', 'trust'],
     load: async () => (await import('./gateway-command.js')).registerGatewayCommands,
   },

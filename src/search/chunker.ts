@@ -87,15 +87,16 @@ function splitNode(node: SyntaxNode, units: ReadonlySet<string>): Range[] {
         ? child.endPosition.row - 1
         : child.endPosition.row;
     if (units.has(child.type) || (end - start + 1 > MAX_LINES && child.childCount > 0)) {
-      // Comments directly above a unit belong to it (doc comments say what it does).
+      // Comments right above a unit (a blank line between at most) belong to it: doc comments say what it does.
       let unitStart = start;
-      if (glue && glue.comments >= 0 && glue.end >= start - 1) {
+      if (glue && glue.comments >= 0 && glue.end >= start - 2) {
         unitStart = glue.comments;
         glue.end = unitStart - 1;
         if (glue.end < glue.start) glue = undefined;
       }
       flushGlue();
-      if (end - unitStart + 1 <= MAX_LINES) {
+      // Whether the unit fits is judged without its doc comment: a long comment still goes with its code.
+      if (end - start + 1 <= MAX_LINES) {
         out.push({ start: unitStart, end, symbols: symbolsOf(child) });
       } else {
         const inner = splitNode(child, units);

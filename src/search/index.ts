@@ -9,6 +9,7 @@ export {
   type SearchMode,
 } from './code-index.js';
 export { type LanguageSpec, languageOf } from './languages.js';
+export { createSearchServer, SEARCH_TOOLS, type SearchServerOptions } from './search-server.js';
 export { synonymsOf } from './synonyms.js';
 export { stem, type TokenizeOptions, tokenize } from './tokenize.js';
 export { type WalkedFile, walk } from './walk.js';

@@ -21,6 +21,8 @@ const JS_UNITS = [
   'enum_declaration',
   'abstract_class_declaration',
   'module',
+  // `res.sendFile = function sendFile() {…}` and `module.exports = …`: how older JavaScript defines things.
+  'expression_statement',
 ];
 
 const SPECS: Record<string, LanguageSpec> = {

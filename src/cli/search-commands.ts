@@ -1,0 +1,85 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { CodeIndex, createSearchServer, formatResults } from '../search/index.js';
+import type { CliIO } from './io.js';
+import { collect, parseTransport, positiveInteger, usage } from './options.js';
+import { serveUntilDone } from './serve-until-done.js';
+
+interface ServerFlags {
+  transport?: 'stdio' | 'http' | 'sse';
+  host: string;
+  port?: number;
+  allowPath: string[];
+}
+
+/** `mcpkit search-server`, `mcpkit query`, `mcpkit index`: code search over a repository. */
+export function registerSearchCommands(program: Command, io: CliIO): void {
+  program
+    .command('search-server')
+    .description('serve code search (search, find_related) over a repository')
+    .argument('[path]', 'the repository (default: the current directory)')
+    .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
+    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+    .option('--port <n>', 'HTTP port (default: any free port)', positiveInteger('--port'))
+    .option('--allow-path <dir>', 'another directory a call may search (repeatable)', collect, [])
+    .action(async (path: string | undefined, flags: ServerFlags) => {
+      if (flags.transport === 'sse') usage('search-server serves stdio or http');
+      const root = resolve(io.cwd, path ?? '.');
+      const server = createSearchServer({
+        root,
+        allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
+        log: (message) => io.err(`mcpkit search: ${message}\n`),
+      });
+      await serveUntilDone(
+        io,
+        server.factory,
+        flags,
+        `mcpkit search: serving ${root}`,
+        async () => undefined,
+      );
+    });
+
+  program
+    .command('query')
+    .description('search a repository from the command line')
+    .argument('<path>', 'the repository')
+    .argument('<query>', 'what to look for')
+    .option('--top-k <n>', 'how many results', positiveInteger('--top-k'), 5)
+    .option('--mode <mode>', 'bm25 (semantic and hybrid rank as bm25 in this version)', 'bm25')
+    .option('--json', 'print the results as JSON')
+    .action(async (path: string, query: string, flags: { topK: number; mode: string; json?: boolean }) => {
+      if (!['bm25', 'semantic', 'hybrid'].includes(flags.mode))
+        usage(`--mode must be bm25, semantic or hybrid, got "${flags.mode}"`);
+      if (query.trim() === '') usage('query: the query must not be empty');
+      const index = await CodeIndex.build(resolve(io.cwd, path));
+      const hits = index.search(query, flags.topK);
+      if (flags.json) {
+        const results = hits.map(({ chunk, score }) => ({
+          ...chunk,
+          score: Math.round(score * 1000) / 1000,
+        }));
+        io.out(`${JSON.stringify({ query, results }, null, 2)}\n`);
+      } else
+        io.out(
+          `${hits.length === 0 ? 'No results found.' : formatResults(`Search results for: ${JSON.stringify(query)} (mode=bm25)`, hits)}\n`,
+        );
+    });
+
+  program
+    .command('index')
+    .description('index a repository and report what was indexed')
+    .argument('<path>', 'the repository')
+    .action(async (path: string) => {
+      const started = performance.now();
+      const tty = io.stderrIsTTY;
+      const index = await CodeIndex.build(resolve(io.cwd, path), {
+        onProgress: (done, total, chunks) => {
+          if (tty && (done % 50 === 0 || done === total))
+            io.err(`\rindexing: ${done}/${total} files, ${chunks} chunks`);
+        },
+      });
+      if (tty) io.err('\n');
+      const ms = Math.round(performance.now() - started);
+      io.out(`indexed ${index.files} files, ${index.chunks.length} chunks in ${ms} ms\n`);
+    });
+}

@@ -1,0 +1,276 @@
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import {
+  type CallToolResult,
+  type McpServerFactory,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { CodeIndex, formatResults, type SearchMode } from './code-index.js';
+
+/** Options for {@link createSearchServer}. */
+export interface SearchServerOptions {
+  /** The repository searched when a call names none. */
+  root: string;
+  /** Other directories a call may name as `repo` (the root is always allowed). */
+  allowPaths?: readonly string[];
+  /** How long a search waits for an index still being built; default 30 s. */
+  waitMs?: number;
+  log?: (message: string) => void;
+}
+
+const MODES: readonly SearchMode[] = ['hybrid', 'semantic', 'bm25'];
+
+const REPO = {
+  type: 'string',
+  description:
+    'Which repository: a local path inside the directories this server was allowed (default: the one it was started on).',
+};
+const TOP_K = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 100,
+  default: 5,
+  description: 'How many results to return.',
+};
+
+/** The two tools, named and shaped as semble's so agents used to it work unchanged. */
+export const SEARCH_TOOLS: Tool[] = [
+  {
+    name: 'search',
+    description:
+      'Find the code that does something, by meaning or by name: "where are retries handled", "parseConfig", ' +
+      '"how is the cache evicted". Returns the best matching functions, classes or sections with their file, ' +
+      'lines and code. Use it before reading files or grepping.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What you are looking for, in words or as a symbol name.' },
+        repo: REPO,
+        mode: {
+          type: 'string',
+          enum: [...MODES],
+          description: 'hybrid (default), semantic or bm25 (keywords).',
+        },
+        top_k: TOP_K,
+      },
+      required: ['query'],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: 'find_related',
+    description:
+      'Find code like the code at a file and line — other implementations, callers, tests. Pass file_path and ' +
+      'line from a search result.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file_path: {
+          type: 'string',
+          description: 'The file, as search results print it (relative to the repo).',
+        },
+        line: { type: 'integer', minimum: 1, description: 'A line inside the code of interest (1-based).' },
+        repo: REPO,
+        top_k: TOP_K,
+      },
+      required: ['file_path', 'line'],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+];
+
+interface Entry {
+  index: Promise<CodeIndex>;
+  progress: { done: number; total: number };
+}
+
+/**
+ * The code-search MCP server: `search` and `find_related` over the root (indexed in the background from the
+ * start, so `initialize` is answered at once) or another allowed directory. Bad input is an `isError`
+ * result naming the problem; the server keeps serving.
+ */
+export function createSearchServer(options: SearchServerOptions) {
+  const log = options.log ?? ((message: string) => process.stderr.write(`mcpkit search: ${message}\n`));
+  const root = resolve(options.root);
+  const allowed = [root, ...(options.allowPaths ?? []).map((p) => resolve(p))];
+  const indexes = new Map<string, Entry>();
+  let warnedVectors = false;
+
+  const indexOf = (dir: string): Entry => {
+    let entry = indexes.get(dir);
+    if (!entry) {
+      const progress = { done: 0, total: 0 };
+      const started = performance.now();
+      const index = CodeIndex.build(dir, {
+        onProgress: (done, total) => {
+          progress.done = done;
+          progress.total = total;
+        },
+      });
+      index.then(
+        (built) =>
+          log(
+            `indexed ${dir}: ${built.files} files, ${built.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
+          ),
+        (error: Error) => log(`cannot index ${dir}: ${error.message}`),
+      );
+      entry = { index, progress };
+      indexes.set(dir, entry);
+    }
+    return entry;
+  };
+  indexOf(root);
+
+  const repoDir = async (repo: unknown): Promise<string> => {
+    if (repo === undefined || repo === null || repo === '') return root;
+    if (typeof repo !== 'string') throw new InputError('"repo" must be a string');
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo))
+      throw new InputError(
+        `"repo" must be a local directory here; cloning ${repo} is not available in this version`,
+      );
+    const dir = await realpath(resolve(root, repo)).catch(() => {
+      throw new InputError(`"repo" ${repo} does not exist`);
+    });
+    const inside = await Promise.all(
+      allowed.map(async (base) => isInside(dir, await realpath(base).catch(() => base))),
+    );
+    if (!inside.some(Boolean))
+      throw new InputError(
+        `"repo" ${repo} is outside the directories this server may read (${allowed.join(', ')})`,
+      );
+    return dir;
+  };
+
+  const ready = async (dir: string, ctx: ServerContext): Promise<CodeIndex> => {
+    const entry = indexOf(dir);
+    const token = (ctx.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
+    const tick =
+      token === undefined
+        ? undefined
+        : setInterval(() => {
+            const { done, total } = entry.progress;
+            ctx.mcpReq
+              .notify({
+                method: 'notifications/progress',
+                params: {
+                  progressToken: token,
+                  progress: done,
+                  ...(total ? { total } : {}),
+                  message: 'indexing',
+                },
+              })
+              .catch(() => undefined);
+          }, 250);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const waited = new Promise<undefined>((done) => {
+        timer = setTimeout(() => done(undefined), options.waitMs ?? 30_000);
+      });
+      const index = await Promise.race([entry.index, waited]);
+      if (!index) {
+        const { done, total } = entry.progress;
+        throw new InputError(
+          `the index of ${dir} is still being built (${done} of ${total || '?'} files); try again shortly`,
+        );
+      }
+      return index;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(tick);
+    }
+  };
+
+  const search = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
+    const query = typeof args.query === 'string' ? args.query.trim() : '';
+    if (!query) throw new InputError('"query" must be a non-empty string');
+    const mode = args.mode ?? 'hybrid';
+    if (!MODES.includes(mode as SearchMode))
+      throw new InputError(`"mode" must be one of ${MODES.join(', ')}; got ${JSON.stringify(mode)}`);
+    if (mode !== 'bm25' && !warnedVectors) {
+      warnedVectors = true;
+      log('no embedding vectors in this version: semantic and hybrid searches rank with bm25');
+    }
+    const topK = count(args.top_k);
+    const index = await ready(await repoDir(args.repo), ctx);
+    const hits = index.search(query, topK);
+    if (hits.length === 0) return text('No results found.');
+    return text(formatResults(`Search results for: ${JSON.stringify(query)} (mode=bm25)`, hits));
+  };
+
+  const findRelated = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
+    if (typeof args.file_path !== 'string' || args.file_path === '')
+      throw new InputError('"file_path" must be a file path');
+    if (typeof args.line !== 'number' || !Number.isInteger(args.line) || args.line < 1)
+      throw new InputError('"line" must be a whole number from 1');
+    const index = await ready(await repoDir(args.repo), ctx);
+    const path = isAbsolute(args.file_path)
+      ? relative(index.root, args.file_path).split(sep).join('/')
+      : args.file_path;
+    if (!index.hasFile(path)) throw new InputError(`${args.file_path} is not in the index of ${index.root}`);
+    const chunk = index.chunkAt(path, args.line);
+    if (!chunk)
+      throw new InputError(`no indexed code at ${args.file_path}:${args.line} (past the end of the file?)`);
+    const hits = index.findRelated(chunk, count(args.top_k));
+    if (hits.length === 0) return text(`No related chunks found for ${args.file_path}:${args.line}.`);
+    return text(formatResults(`Chunks related to ${args.file_path}:${args.line}`, hits));
+  };
+
+  const factory: McpServerFactory = () => {
+    const server = new Server(
+      { name: 'mcpkit-search', version: '1' },
+      {
+        capabilities: { tools: {} },
+        instructions:
+          'Code search over a repository. Use `search` to find where something is implemented (words or a ' +
+          'symbol name), then `find_related` on a result to see similar code, callers and tests.',
+      },
+    );
+    server.setRequestHandler('tools/list', async () => ({ tools: SEARCH_TOOLS }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+      const handler =
+        request.params.name === 'search'
+          ? search
+          : request.params.name === 'find_related'
+            ? findRelated
+            : undefined;
+      if (!handler)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      try {
+        return await handler(args, ctx);
+      } catch (error) {
+        if (error instanceof InputError)
+          return { content: [{ type: 'text', text: error.message }], isError: true };
+        throw error;
+      }
+    });
+    return server;
+  };
+
+  return {
+    factory,
+    /** The root's index, once built. */
+    ready: () => indexOf(root).index,
+  };
+}
+
+/** Bad tool input: answered as an isError result. */
+class InputError extends Error {}
+
+const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+
+function count(value: unknown): number {
+  if (value === undefined) return 5;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 100)
+    throw new InputError('"top_k" must be a whole number from 1 to 100');
+  return value;
+}
+
+function isInside(dir: string, base: string): boolean {
+  const rel = relative(base, dir);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}

@@ -1,0 +1,161 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/cli.js';
+
+let base: string;
+let repo: string;
+let other: string;
+let client: Client;
+let stderr = '';
+
+const textOf = (result: { content?: unknown }) =>
+  ((result.content as { text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('');
+const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'mcpkit-search-server-'));
+  repo = join(base, 'repo');
+  other = join(base, 'other');
+  await mkdir(join(repo, 'src'), { recursive: true });
+  await mkdir(join(repo, 'test'), { recursive: true });
+  await mkdir(other, { recursive: true });
+  await writeFile(
+    join(repo, 'src/retry.ts'),
+    [
+      '/** Calls fn until it succeeds, waiting longer after each failure. */',
+      'export async function withRetry<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {',
+      '  for (let i = 0; ; i++) {',
+      '    try {',
+      '      return await fn();',
+      '    } catch (error) {',
+      '      if (i + 1 >= attempts) throw error;',
+      '      await new Promise((r) => setTimeout(r, 100 * 2 ** i));',
+      '    }',
+      '  }',
+      '}',
+    ].join('\n'),
+  );
+  await writeFile(
+    join(repo, 'src/cache.ts'),
+    'export class TtlCache {\n  get(key: string) {\n    return key;\n  }\n}\n',
+  );
+  await writeFile(
+    join(repo, 'test/retry.test.ts'),
+    "import { withRetry } from '../src/retry.js';\ntest('withRetry retries', () => withRetry(async () => 1));\n",
+  );
+  await writeFile(
+    join(other, 'billing.py'),
+    'def charge_card(amount):\n    """Charge the customer card."""\n    return amount\n',
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'search-server', repo, '--allow-path', other],
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  client = new Client({ name: 'search-test', version: '1' });
+  await client.connect(transport);
+}, 30_000);
+
+afterAll(async () => {
+  await client?.close();
+  await rm(base, { recursive: true, force: true });
+});
+
+describe('mcpkit search-server', () => {
+  it('serves search and find_related with semble’s argument names', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['search', 'find_related']);
+    expect(Object.keys(tools[0]?.inputSchema.properties ?? {})).toEqual(['query', 'repo', 'mode', 'top_k']);
+    expect(tools[0]?.inputSchema.required).toEqual(['query']);
+    expect(Object.keys(tools[1]?.inputSchema.properties ?? {})).toEqual([
+      'file_path',
+      'line',
+      'repo',
+      'top_k',
+    ]);
+  });
+
+  it('answers a search with numbered results: path:lines, score and the code', async () => {
+    const result = await call('search', { query: 'retry a failing call with backoff', top_k: 2 });
+    const text = textOf(result);
+    expect(result.isError).toBeFalsy();
+    expect(text.split('\n').slice(0, 4)).toEqual([
+      'Search results for: "retry a failing call with backoff" (mode=bm25)',
+      '',
+      '1. src/retry.ts:1-11 (score=1.000)',
+      '```typescript',
+    ]);
+    expect(text).toContain('export async function withRetry');
+    expect(text).toMatch(/\n2\. test\/retry\.test\.ts:1-2 \(score=0\.\d{3}\)/);
+  });
+
+  it('falls back to bm25 for semantic and hybrid, with one warning on stderr', async () => {
+    const hybrid = await call('search', { query: 'TtlCache', mode: 'hybrid', top_k: 1 });
+    expect(textOf(hybrid)).toContain('1. src/cache.ts:1-5');
+    await call('search', { query: 'TtlCache', mode: 'semantic', top_k: 1 });
+    expect(stderr.match(/no embedding vectors/g)).toHaveLength(1);
+  });
+
+  it('finds code related to a file and line, the chunk itself left out', async () => {
+    const result = await call('find_related', { file_path: 'src/retry.ts', line: 5, top_k: 3 });
+    const text = textOf(result);
+    expect(text.split('\n')[0]).toBe('Chunks related to src/retry.ts:5');
+    expect(text).toContain('test/retry.test.ts:1-2');
+    expect(text).not.toContain('src/retry.ts:1-11');
+  });
+
+  it('searches another allowed directory, and refuses one outside them, and URLs', async () => {
+    expect(textOf(await call('search', { query: 'charge the card', repo: other }))).toContain(
+      '1. billing.py:1-3',
+    );
+    const outside = await call('search', { query: 'x', repo: tmpdir() });
+    expect(outside.isError).toBe(true);
+    expect(textOf(outside)).toContain('is outside the directories this server may read');
+    const url = await call('search', { query: 'x', repo: 'https://github.com/org/repo' });
+    expect(url.isError).toBe(true);
+    expect(textOf(url)).toContain('must be a local directory here');
+  });
+
+  it('answers bad input with isError naming the problem, and keeps serving', async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['search', { query: '   ' }, '"query" must be a non-empty string'],
+      ['search', { query: 'x', mode: 'fuzzy' }, '"mode" must be one of hybrid, semantic, bm25; got "fuzzy"'],
+      ['search', { query: 'x', top_k: 0 }, '"top_k" must be a whole number from 1 to 100'],
+      ['find_related', { file_path: 'src/nope.ts', line: 1 }, 'src/nope.ts is not in the index of'],
+      ['find_related', { file_path: 'src/retry.ts', line: 999 }, 'no indexed code at src/retry.ts:999'],
+      ['find_related', { file_path: 'src/retry.ts', line: 0 }, '"line" must be a whole number from 1'],
+    ];
+    for (const [tool, args, message] of cases) {
+      const result = await call(tool, args);
+      expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(result)).toContain(message);
+    }
+    expect(textOf(await call('search', { query: 'withRetry', top_k: 1 }))).toContain('src/retry.ts');
+  });
+});
+
+describe('mcpkit query and mcpkit index', () => {
+  it('print results as text or JSON, and what was indexed', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const run = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+    expect(run('query', repo, 'TtlCache', '--top-k', '1')).toContain(
+      '1. src/cache.ts:1-5 (score=1.000)\n```typescript\nexport class TtlCache {',
+    );
+    const json = JSON.parse(run('query', repo, 'withRetry', '--json', '--top-k', '1'));
+    expect(json.results[0]).toMatchObject({
+      path: 'src/retry.ts',
+      startLine: 1,
+      endLine: 11,
+      symbols: ['withRetry'],
+      language: 'typescript',
+    });
+    expect(run('index', repo)).toMatch(/^indexed 3 files, 3 chunks in \d+ ms\n$/);
+  });
+});
