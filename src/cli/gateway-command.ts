@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { Runtime } from '../client/index.js';
-import { findServer, loadConfig, userConfigDir } from '../config/index.js';
+import { Runtime, type RuntimeServerConfig } from '../client/index.js';
+import { findServer, homeDirectory, loadConfig, userConfigDir } from '../config/index.js';
 import {
   Gateway,
   type PinMode,
@@ -26,7 +26,11 @@ interface GatewayFlags {
   pin: PinMode;
   watch: boolean;
   readyWait: number;
+  search?: boolean;
 }
+
+/** This CLI's own entry file, to start `mcpkit search-server` as an upstream. */
+const cliEntry = () => process.argv[1] as string;
 
 const names = (value: string) =>
   value
@@ -72,6 +76,11 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     )
     .option('--no-watch', 'do not follow changes to the config files')
     .option(
+      '--search',
+      'always serve the built-in code search over the working directory (as server "search")',
+    )
+    .option('--no-search', 'never serve it (default: only when no server is configured)')
+    .option(
       '--ready-wait <ms>',
       'wait this long for servers before serving; slower ones join later',
       nonNegative('--ready-wait'),
@@ -86,10 +95,33 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       };
       const first = await selectedServers(location, selection);
       for (const warning of first.warnings) io.err(`mcpkit gateway: ${warning}\n`);
-      if (first.servers.length === 0)
-        io.err('mcpkit gateway: no servers configured; add one with `mcpkit add <name> -- <command…>`\n');
+      // The built-in code search over the working directory: there by default when nothing is configured
+      // (the gateway is useful with no set-up), and it stays when servers are added later.
+      // Never over / or the home directory (Claude Desktop starts servers in /): that is not a project.
+      const broad = io.cwd === '/' || io.cwd === homeDirectory(io.env);
+      if (broad && flags.search !== false && first.servers.length === 0)
+        io.err(
+          `mcpkit gateway: not serving code search over ${io.cwd}; start the gateway in a project directory\n`,
+        );
+      const builtIn =
+        !broad && (flags.search ?? first.servers.length === 0)
+          ? [
+              {
+                name: 'search',
+                entry: { command: process.execPath, args: [cliEntry(), 'search-server', io.cwd] },
+              },
+            ]
+          : [];
+      if (builtIn.length > 0 && first.servers.length === 0)
+        io.err(
+          `mcpkit gateway: no servers configured; serving code search over ${io.cwd} (add servers with \`mcpkit add\`)\n`,
+        );
+      const withBuiltIn = (servers: RuntimeServerConfig[]) => [
+        ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
+        ...servers,
+      ];
       const gateway = await Gateway.create({
-        servers: first.servers,
+        servers: withBuiltIn(first.servers),
         prefix: flags.prefix,
         deferThreshold: flags.deferThreshold,
         pin: flags.pin,
@@ -105,7 +137,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
               selectedServers(location, selection)
                 .then(({ servers, warnings }) => {
                   for (const warning of warnings) io.err(`mcpkit gateway: ${warning}\n`);
-                  return gateway.reconcile(servers);
+                  return gateway.reconcile(withBuiltIn(servers));
                 })
                 .catch((error: Error) => io.err(`mcpkit gateway: config not applied: ${error.message}\n`));
             }),
@@ -118,7 +150,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       const ready = gateway.status().filter((s) => s.state === 'ready').length;
       const starting = gateway.status().filter((s) => s.state === 'starting').length;
       const later = starting > 0 ? ` (${starting} still starting; they join when ready)` : '';
-      io.err(`mcpkit gateway: ${ready}/${first.servers.length} servers ready, ${tools} tools${later}\n`);
+      io.err(`mcpkit gateway: ${ready}/${gateway.status().length} servers ready, ${tools} tools${later}\n`);
       await serveUntilDone(
         io,
         gateway.factory,

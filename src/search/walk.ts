@@ -32,6 +32,8 @@ const SKIPPED_DIRS = new Set([
 /** Generated files that look like source. */
 const SKIPPED_FILES = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|-lock\.yaml|\.snap|\.pb\.go|_pb2\.py)$/;
 const MAX_BYTES = 1024 * 1024;
+/** A guard against indexing a whole disk by mistake. */
+const MAX_FILES = 100_000;
 
 /** A file to index: its path relative to the root (with `/`), its size and modification time. */
 export interface WalkedFile {
@@ -43,11 +45,13 @@ export interface WalkedFile {
 /**
  * Every indexable file under `root`: `.gitignore` and `.ignore` honoured at every level, dependency /
  * build / tool directories skipped, files over 1 MiB, binaries (a NUL byte in the first 8 KiB) and
- * generated files (minified, source maps, lock files, snapshots) left out. Sorted by path.
+ * generated files (minified, source maps, lock files, snapshots) left out; at most `limit` files
+ * (100,000). Sorted by path.
  */
-export async function walk(root: string): Promise<WalkedFile[]> {
+export async function walk(root: string, limit = MAX_FILES): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
   const visit = async (dir: string, rules: readonly { base: string; ig: Ignore }[]) => {
+    if (out.length >= limit) return;
     const local = await ignoreRules(dir);
     const active = local ? [...rules, { base: dir, ig: local }] : rules;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -65,7 +69,7 @@ export async function walk(root: string): Promise<WalkedFile[]> {
         await visit(full, active);
         continue;
       }
-      if (!entry.isFile() || SKIPPED_FILES.test(entry.name)) continue;
+      if (!entry.isFile() || SKIPPED_FILES.test(entry.name) || out.length >= limit) continue;
       const info = await stat(full).catch(() => undefined);
       if (!info || info.size > MAX_BYTES || info.size === 0 || (await isBinary(full))) continue;
       out.push({ path: relative(root, full).split(sep).join('/'), size: info.size, mtimeMs: info.mtimeMs });

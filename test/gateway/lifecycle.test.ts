@@ -354,3 +354,20 @@ describe('gateway: start-up', () => {
     expect(bad.stderr).toContain('--defer-threshold must be a whole number, got "many"');
   });
 });
+
+describe('gateway: the built-in code search', () => {
+  it('serves code search over the working directory when nothing is configured', async () => {
+    await writeFile(
+      join(ws.project, 'billing.ts'),
+      'export function chargeCard(amount: number) {\n  return amount;\n}\n',
+    );
+    gw = await connectGateway(ws);
+    expect(await toolNames(gw)).toEqual(['search__search', 'search__find_related']);
+    const found = await gw.client.callTool({
+      name: 'search__search',
+      arguments: { query: 'chargeCard', top_k: 1 },
+    });
+    expect(textOf(found)).toContain('1. billing.ts:1-3 (score=1.000)');
+    expect(gw.stderr()).toContain(`no servers configured; serving code search over ${ws.project}`);
+  });
+});
