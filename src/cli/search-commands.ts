@@ -29,14 +29,9 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         root,
         allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
         log: (message) => io.err(`mcpkit search: ${message}\n`),
+        env: io.env,
       });
-      await serveUntilDone(
-        io,
-        server.factory,
-        flags,
-        `mcpkit search: serving ${root}`,
-        async () => undefined,
-      );
+      await serveUntilDone(io, server.factory, flags, `mcpkit search: serving ${root}`, () => server.close());
     });
 
   program

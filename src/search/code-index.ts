@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { Bm25Index, topK } from './bm25.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import { tokenize } from './tokenize.js';
-import { walk } from './walk.js';
+import { isIndexable, walk } from './walk.js';
 
 /** Search modes. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
 export type SearchMode = 'bm25' | 'semantic' | 'hybrid';
@@ -71,6 +71,26 @@ export class CodeIndex {
       options.onProgress?.(++done, files.length, chunks.length);
     }
     return new CodeIndex(root, chunks, files.length);
+  }
+
+  /**
+   * A new index with these files re-read from disk (changed, added, or gone): only they are chunked again.
+   * Paths are relative to the root, with `/`.
+   */
+  async withFiles(paths: Iterable<string>): Promise<CodeIndex> {
+    const changed = new Set(paths);
+    const kept = this.chunks.filter((chunk) => !changed.has(chunk.path));
+    const files = new Set(this.byFile.keys());
+    for (const path of changed) {
+      files.delete(path);
+      if (!isIndexable(path)) continue;
+      const text = await readFile(join(this.root, path), 'utf8').catch(() => undefined);
+      if (text === undefined || text.length > 1024 * 1024 || text.includes('\0')) continue;
+      const chunks = await chunkFile(path, text);
+      kept.push(...chunks);
+      if (chunks.length > 0) files.add(path);
+    }
+    return new CodeIndex(this.root, kept, files.size);
   }
 
   /** The best `limit` chunks for a query. */

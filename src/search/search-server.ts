@@ -9,7 +9,9 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { type FSWatcher, watch } from 'chokidar';
 import { CodeIndex, formatResults, type SearchMode } from './code-index.js';
+import { isSkippedDir } from './walk.js';
 
 /** Options for {@link createSearchServer}. */
 export interface SearchServerOptions {
@@ -19,6 +21,10 @@ export interface SearchServerOptions {
   allowPaths?: readonly string[];
   /** How long a search waits for an index still being built; default 30 s. */
   waitMs?: number;
+  /** Follow file changes (default true). */
+  watch?: boolean;
+  /** Where `MCPKIT_SEARCH_CACHE_SIZE` is read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
   log?: (message: string) => void;
 }
 
@@ -84,9 +90,27 @@ export const SEARCH_TOOLS: Tool[] = [
 ];
 
 interface Entry {
+  /** The current index: replaced by a fresh one after files change. */
   index: Promise<CodeIndex>;
   progress: { done: number; total: number };
+  watcher?: FSWatcher;
 }
+
+/** How many repositories stay indexed (`MCPKIT_SEARCH_CACHE_SIZE`, default 16; a bad value warns). */
+function cacheSize(
+  env: Readonly<Record<string, string | undefined>>,
+  log: (message: string) => void,
+): number {
+  const raw = env.MCPKIT_SEARCH_CACHE_SIZE;
+  if (raw === undefined || raw === '') return 16;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1) return n;
+  log(`MCPKIT_SEARCH_CACHE_SIZE=${raw} is not a whole number from 1; using 16`);
+  return 16;
+}
+
+/** Changes seen within this long of each other are applied together. */
+const SETTLE_MS = 100;
 
 /**
  * The code-search MCP server: `search` and `find_related` over the root (indexed in the background from the
@@ -97,30 +121,82 @@ export function createSearchServer(options: SearchServerOptions) {
   const log = options.log ?? ((message: string) => process.stderr.write(`mcpkit search: ${message}\n`));
   const root = resolve(options.root);
   const allowed = [root, ...(options.allowPaths ?? []).map((p) => resolve(p))];
+  // Insertion order is recency: a hit moves its entry to the end, the first one is evicted.
   const indexes = new Map<string, Entry>();
+  const capacity = cacheSize(options.env ?? process.env, log);
   let warnedVectors = false;
+
+  const evict = (dir: string) => {
+    const entry = indexes.get(dir);
+    indexes.delete(dir);
+    void entry?.watcher?.close();
+  };
+
+  /** Re-reads changed files shortly after they are saved (only those files are chunked again). */
+  const watchEntry = (dir: string, entry: Entry) => {
+    const pending = new Set<string>();
+    let timer: NodeJS.Timeout | undefined;
+    const watcher = watch(dir, {
+      ignoreInitial: true,
+      ignored: (path: string) =>
+        relative(dir, path)
+          .split(sep)
+          .some((part) => isSkippedDir(part)),
+    });
+    const changed = (path: string) => {
+      pending.add(relative(dir, path).split(sep).join('/'));
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const paths = [...pending];
+        pending.clear();
+        const next = entry.index.then((index) => index.withFiles(paths));
+        next.then(
+          () => {
+            if (indexes.get(dir) === entry) entry.index = next;
+          },
+          (error: Error) => log(`cannot re-index ${paths.join(', ')}: ${error.message}`),
+        );
+      }, SETTLE_MS);
+    };
+    watcher
+      .on('add', changed)
+      .on('change', changed)
+      .on('unlink', changed)
+      .on('error', () => undefined);
+    entry.watcher = watcher;
+  };
 
   const indexOf = (dir: string): Entry => {
     let entry = indexes.get(dir);
-    if (!entry) {
-      const progress = { done: 0, total: 0 };
-      const started = performance.now();
-      const index = CodeIndex.build(dir, {
-        onProgress: (done, total) => {
-          progress.done = done;
-          progress.total = total;
-        },
-      });
-      index.then(
-        (built) =>
-          log(
-            `indexed ${dir}: ${built.files} files, ${built.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
-          ),
-        (error: Error) => log(`cannot index ${dir}: ${error.message}`),
-      );
-      entry = { index, progress };
+    if (entry) {
+      indexes.delete(dir);
       indexes.set(dir, entry);
+      return entry;
     }
+    const progress = { done: 0, total: 0 };
+    const started = performance.now();
+    const index = CodeIndex.build(dir, {
+      onProgress: (done, total) => {
+        progress.done = done;
+        progress.total = total;
+      },
+    });
+    entry = { index, progress };
+    const built = entry;
+    index.then(
+      (ready) => {
+        log(
+          `indexed ${dir}: ${ready.files} files, ${ready.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
+        );
+        if (options.watch !== false && indexes.get(dir) === built) watchEntry(dir, built);
+      },
+      (error: Error) => {
+        log(`cannot index ${dir}: ${error.message}`);
+        if (indexes.get(dir) === built) indexes.delete(dir);
+      },
+    );
+    indexes.set(dir, entry);
+    while (indexes.size > capacity) evict(indexes.keys().next().value as string);
     return entry;
   };
   indexOf(root);
@@ -255,6 +331,12 @@ export function createSearchServer(options: SearchServerOptions) {
     factory,
     /** The root's index, once built. */
     ready: () => indexOf(root).index,
+    /** The directories indexed now, least recently used first. */
+    cached: () => [...indexes.keys()],
+    /** Stops every watcher. */
+    close: async () => {
+      for (const dir of [...indexes.keys()]) evict(dir);
+    },
   };
 }
 

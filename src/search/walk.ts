@@ -98,3 +98,16 @@ async function isBinary(file: string): Promise<boolean> {
     await handle.close();
   }
 }
+
+/**
+ * Whether a path (relative, with `/`) may be indexed at all, by name alone: not inside a skipped directory,
+ * not a generated file. For the watcher, which sees paths one by one. (`.gitignore` is the walker's job.)
+ */
+export function isIndexable(path: string): boolean {
+  const parts = path.split('/');
+  const name = parts.pop() ?? '';
+  return !parts.some((part) => SKIPPED_DIRS.has(part)) && !SKIPPED_FILES.test(name);
+}
+
+/** Whether a directory name is one the walker never enters. */
+export const isSkippedDir = (name: string): boolean => SKIPPED_DIRS.has(name);

@@ -141,6 +141,47 @@ describe('mcpkit search-server', () => {
   });
 });
 
+describe('mcpkit search-server: freshness and the repository cache', () => {
+  it('sees a file shortly after it is saved', async () => {
+    await writeFile(join(repo, 'src/fresh.ts'), 'export function brandNewHelper() {\n  return 42;\n}\n');
+    const until = Date.now() + 10_000;
+    let text = '';
+    while (Date.now() < until) {
+      text = textOf(await call('search', { query: 'brandNewHelper', top_k: 1 }));
+      if (text.includes('src/fresh.ts')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(text).toContain('1. src/fresh.ts:1-3');
+    await rm(join(repo, 'src/fresh.ts'));
+  });
+
+  it('keeps at most MCPKIT_SEARCH_CACHE_SIZE repositories; an evicted one is indexed again', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'search-server', repo, '--allow-path', other],
+      env: { PATH: process.env.PATH ?? '', MCPKIT_SEARCH_CACHE_SIZE: '1' },
+      stderr: 'pipe',
+    });
+    let log = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+    });
+    const small = new Client({ name: 'cache-test', version: '1' });
+    await small.connect(transport);
+    try {
+      const search = async (args: Record<string, unknown>) =>
+        textOf(await small.callTool({ name: 'search', arguments: args }));
+      expect(await search({ query: 'withRetry', mode: 'bm25' })).toContain('src/retry.ts');
+      expect(await search({ query: 'charge the card', repo: other, mode: 'bm25' })).toContain('billing.py');
+      expect(await search({ query: 'withRetry', mode: 'bm25' })).toContain('src/retry.ts');
+      expect(log.match(new RegExp(`indexed ${repo}:`, 'g'))).toHaveLength(2);
+      expect(log.match(new RegExp(`indexed ${other}:`, 'g'))).toHaveLength(1);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('mcpkit query and mcpkit index', () => {
   it('print results as text or JSON, and what was indexed', async () => {
     const { execFileSync } = await import('node:child_process');
