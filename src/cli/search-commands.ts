@@ -46,7 +46,9 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       if (!['bm25', 'semantic', 'hybrid'].includes(flags.mode))
         usage(`--mode must be bm25, semantic or hybrid, got "${flags.mode}"`);
       if (query.trim() === '') usage('query: the query must not be empty');
-      const index = await CodeIndex.build(resolve(io.cwd, path));
+      const index = await CodeIndex.build(resolve(io.cwd, path), {
+        onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
+      });
       const hits = index.search(query, flags.topK);
       if (flags.json) {
         const results = hits.map(({ chunk, score }) => ({
@@ -62,12 +64,14 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
 
   program
     .command('index')
-    .description('index a repository and report what was indexed')
+    .description('index a repository and save the index under it (.mcpkit/), for fast starts')
     .argument('<path>', 'the repository')
     .action(async (path: string) => {
       const started = performance.now();
       const tty = io.stderrIsTTY;
+      // From scratch: this is how a stale or foreign saved index gets replaced.
       const index = await CodeIndex.build(resolve(io.cwd, path), {
+        saved: false,
         onProgress: (done, total, chunks) => {
           if (tty && (done % 50 === 0 || done === total))
             io.err(`\rindexing: ${done}/${total} files, ${chunks} chunks`);
@@ -75,6 +79,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       });
       if (tty) io.err('\n');
       const ms = Math.round(performance.now() - started);
-      io.out(`indexed ${index.files} files, ${index.chunks.length} chunks in ${ms} ms\n`);
+      const file = await index.save();
+      io.out(`indexed ${index.files} files, ${index.chunks.length} chunks in ${ms} ms; saved ${file}\n`);
     });
 }

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Bm25Index, topK } from './bm25.js';
 import { type Chunk, chunkFile } from './chunker.js';
+import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
 import { tokenize } from './tokenize.js';
 import { isIndexable, walk } from './walk.js';
 
@@ -16,6 +17,10 @@ export interface SearchHit {
 
 /** Options for {@link CodeIndex.build}. */
 export interface BuildOptions {
+  /** Use the saved index (`.mcpkit/search-index.json`) where it still matches the files; default true. */
+  saved?: boolean;
+  /** Why a saved index was not (wholly) used. */
+  onWarning?: (message: string) => void;
   /** After each file: files done, files in all, chunks so far. */
   onProgress?: (done: number, total: number, chunks: number) => void;
 }
@@ -42,7 +47,8 @@ export class CodeIndex {
   private constructor(
     readonly root: string,
     readonly chunks: readonly Chunk[],
-    readonly files: number,
+    /** Every indexed file with the size and mtime its chunks were made from. */
+    private readonly stamps: ReadonlyMap<string, FileStamp>,
   ) {
     this.bm25 = new Bm25Index(
       chunks.map((chunk) => ({
@@ -60,17 +66,51 @@ export class CodeIndex {
     }
   }
 
-  /** Walks, chunks and indexes `root`. */
+  /** How many files are indexed. */
+  get files(): number {
+    return this.stamps.size;
+  }
+
+  /**
+   * Walks, chunks and indexes `root`. A saved index (`mcpkit index`) is used for every file whose size and
+   * mtime still match; only the others are chunked again, with a warning saying how many.
+   */
   static async build(root: string, options: BuildOptions = {}): Promise<CodeIndex> {
     const files = await walk(root);
+    const saved = options.saved === false ? undefined : await loadSavedIndex(root);
+    if (typeof saved === 'string') options.onWarning?.(`${saved}; indexing from scratch`);
+    const reusable = typeof saved === 'object' ? saved.files : undefined;
     const chunks: Chunk[] = [];
+    const stamps = new Map<string, FileStamp>();
     let done = 0;
+    let rechunked = 0;
     for (const file of files) {
-      const text = await readFile(join(root, file.path), 'utf8').catch(() => undefined);
-      if (text !== undefined) chunks.push(...(await chunkFile(file.path, text)));
+      const stamp = { size: file.size, mtimeMs: file.mtimeMs };
+      const old = reusable?.get(file.path);
+      if (old && old.stamp.size === stamp.size && old.stamp.mtimeMs === stamp.mtimeMs) {
+        chunks.push(...old.chunks);
+        stamps.set(file.path, stamp);
+      } else {
+        const text = await readFile(join(root, file.path), 'utf8').catch(() => undefined);
+        if (text !== undefined) {
+          chunks.push(...(await chunkFile(file.path, text)));
+          stamps.set(file.path, stamp);
+          rechunked++;
+        }
+      }
       options.onProgress?.(++done, files.length, chunks.length);
     }
-    return new CodeIndex(root, chunks, files.length);
+    const removed = reusable ? [...reusable.keys()].filter((path) => !stamps.has(path)).length : 0;
+    if (reusable && (rechunked > 0 || removed > 0))
+      options.onWarning?.(
+        `the saved index of ${root} is out of date (${rechunked} files new or changed, ${removed} gone); re-indexed those`,
+      );
+    return new CodeIndex(root, chunks, stamps);
+  }
+
+  /** Saves the index under the root (`.mcpkit/search-index.json`) for the next start; returns the file. */
+  save(): Promise<string> {
+    return saveIndex(this.root, this.stamps, this.chunks);
   }
 
   /**
@@ -80,17 +120,17 @@ export class CodeIndex {
   async withFiles(paths: Iterable<string>): Promise<CodeIndex> {
     const changed = new Set(paths);
     const kept = this.chunks.filter((chunk) => !changed.has(chunk.path));
-    const files = new Set(this.byFile.keys());
+    const stamps = new Map(this.stamps);
     for (const path of changed) {
-      files.delete(path);
+      stamps.delete(path);
       if (!isIndexable(path)) continue;
+      const info = await stat(join(this.root, path)).catch(() => undefined);
       const text = await readFile(join(this.root, path), 'utf8').catch(() => undefined);
-      if (text === undefined || text.length > 1024 * 1024 || text.includes('\0')) continue;
-      const chunks = await chunkFile(path, text);
-      kept.push(...chunks);
-      if (chunks.length > 0) files.add(path);
+      if (!info || text === undefined || text.length > 1024 * 1024 || text.includes('\0')) continue;
+      kept.push(...(await chunkFile(path, text)));
+      stamps.set(path, { size: info.size, mtimeMs: info.mtimeMs });
     }
-    return new CodeIndex(this.root, kept, files.size);
+    return new CodeIndex(this.root, kept, stamps);
   }
 
   /** The best `limit` chunks for a query. */

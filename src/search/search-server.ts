@@ -176,6 +176,7 @@ export function createSearchServer(options: SearchServerOptions) {
     const progress = { done: 0, total: 0 };
     const started = performance.now();
     const index = CodeIndex.build(dir, {
+      onWarning: log,
       onProgress: (done, total) => {
         progress.done = done;
         progress.total = total;

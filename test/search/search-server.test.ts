@@ -197,6 +197,25 @@ describe('mcpkit query and mcpkit index', () => {
       symbols: ['withRetry'],
       language: 'typescript',
     });
-    expect(run('index', repo)).toMatch(/^indexed 3 files, 3 chunks in \d+ ms\n$/);
+    expect(run('index', repo)).toMatch(
+      new RegExp(
+        `^indexed 3 files, 3 chunks in \\d+ ms; saved ${join(repo, '.mcpkit/search-index.json')}\\n$`,
+      ),
+    );
+  });
+
+  it('starts from the saved index, re-chunking only files that changed since, with a warning', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const query = (q: string) =>
+      spawnSync(process.execPath, [CLI, 'query', repo, q, '--top-k', '1'], { encoding: 'utf8' });
+    expect(query('TtlCache').stderr).toBe('');
+    await writeFile(join(repo, 'src/cache.ts'), 'export class TtlCache {\n  purgeExpired() {}\n}\n');
+    const changed = query('purgeExpired');
+    expect(changed.stderr).toContain('is out of date (1 files new or changed, 0 gone); re-indexed those');
+    expect(changed.stdout).toContain('1. src/cache.ts:1-3');
+    await writeFile(join(repo, '.mcpkit/search-index.json'), '{ not json');
+    const broken = query('purgeExpired');
+    expect(broken.stderr).toContain('search-index.json is not valid JSON; indexing from scratch');
+    expect(broken.stdout).toContain('1. src/cache.ts:1-3');
   });
 });
