@@ -1,5 +1,6 @@
-import { realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   type CallToolResult,
   type McpServerFactory,
@@ -10,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { type FSWatcher, watch } from 'chokidar';
+import { type CheckedUrl, checkCloneUrl, cloneRepo } from './clone.js';
 import { CodeIndex, formatResults, type SearchMode } from './code-index.js';
 import { isSkippedDir } from './walk.js';
 
@@ -33,7 +35,8 @@ const MODES: readonly SearchMode[] = ['hybrid', 'semantic', 'bm25'];
 const REPO = {
   type: 'string',
   description:
-    'Which repository: a local path inside the directories this server was allowed (default: the one it was started on).',
+    'Which repository: an https:// git URL (cloned shallowly and cached), or a local path inside the directories ' +
+    'this server was allowed (default: the one it was started on).',
 };
 const TOP_K = {
   type: 'integer',
@@ -94,6 +97,8 @@ interface Entry {
   index: Promise<CodeIndex>;
   progress: { done: number; total: number };
   watcher?: FSWatcher;
+  /** For a clone: deletes the checkout. */
+  cleanup?: () => Promise<void>;
 }
 
 /** How many repositories stay indexed (`MCPKIT_SEARCH_CACHE_SIZE`, default 16; a bad value warns). */
@@ -126,10 +131,14 @@ export function createSearchServer(options: SearchServerOptions) {
   const capacity = cacheSize(options.env ?? process.env, log);
   let warnedVectors = false;
 
+  /** Checked clone URLs by key, between the check and the clone. */
+  const clones = new Map<string, CheckedUrl>();
+
   const evict = (dir: string) => {
     const entry = indexes.get(dir);
     indexes.delete(dir);
     void entry?.watcher?.close();
+    void entry?.cleanup?.();
   };
 
   /** Re-reads changed files shortly after they are saved (only those files are chunked again). */
@@ -175,6 +184,38 @@ export function createSearchServer(options: SearchServerOptions) {
     }
     const progress = { done: 0, total: 0 };
     const started = performance.now();
+    const checked = clones.get(dir);
+    if (checked) {
+      // A repository URL: a shallow clone in a temp dir, indexed, deleted when evicted.
+      let checkout: string | undefined;
+      const cleanup = async () => {
+        if (checkout) await rm(checkout, { recursive: true, force: true });
+      };
+      const index = (async () => {
+        checkout = await mkdtemp(join(tmpdir(), 'mcpkit-clone-'));
+        await cloneRepo(checked, join(checkout, 'repo'), { env: options.env ?? process.env });
+        const built = await CodeIndex.build(join(checkout, 'repo'), {
+          onProgress: (done, total) => {
+            progress.done = done;
+            progress.total = total;
+          },
+        });
+        log(
+          `cloned and indexed ${dir}: ${built.files} files, ${built.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
+        );
+        return built;
+      })();
+      entry = { index, progress, cleanup };
+      const cloned = entry;
+      index.catch((error: Error) => {
+        log(`cannot index ${dir}: ${error.message}`);
+        void cleanup();
+        if (indexes.get(dir) === cloned) indexes.delete(dir);
+      });
+      indexes.set(dir, entry);
+      while (indexes.size > capacity) evict(indexes.keys().next().value as string);
+      return entry;
+    }
     const index = CodeIndex.build(dir, {
       onWarning: log,
       onProgress: (done, total) => {
@@ -205,10 +246,16 @@ export function createSearchServer(options: SearchServerOptions) {
   const repoDir = async (repo: unknown): Promise<string> => {
     if (repo === undefined || repo === null || repo === '') return root;
     if (typeof repo !== 'string') throw new InputError('"repo" must be a string');
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo))
-      throw new InputError(
-        `"repo" must be a local directory here; cloning ${repo} is not available in this version`,
-      );
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo)) {
+      const env = options.env ?? process.env;
+      try {
+        const checked = await checkCloneUrl(repo, env.MCPKIT_ALLOW_PRIVATE_CLONE === '1');
+        clones.set(checked.url.href, checked);
+        return checked.url.href;
+      } catch (error) {
+        throw new InputError(`"repo" refused: ${(error as Error).message}`);
+      }
+    }
     const dir = await realpath(resolve(root, repo)).catch(() => {
       throw new InputError(`"repo" ${repo} does not exist`);
     });
@@ -247,7 +294,9 @@ export function createSearchServer(options: SearchServerOptions) {
       const waited = new Promise<undefined>((done) => {
         timer = setTimeout(() => done(undefined), options.waitMs ?? 30_000);
       });
-      const index = await Promise.race([entry.index, waited]);
+      const index = await Promise.race([entry.index, waited]).catch((error: Error) => {
+        throw new InputError(`cannot index ${dir}: ${error.message}`);
+      });
       if (!index) {
         const { done, total } = entry.progress;
         throw new InputError(

@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/cli.js';
+import { startGitServer } from '../helpers/git-server.js';
 
 let base: string;
 let repo: string;
@@ -118,9 +119,24 @@ describe('mcpkit search-server', () => {
     const outside = await call('search', { query: 'x', repo: tmpdir() });
     expect(outside.isError).toBe(true);
     expect(textOf(outside)).toContain('is outside the directories this server may read');
-    const url = await call('search', { query: 'x', repo: 'https://github.com/org/repo' });
-    expect(url.isError).toBe(true);
-    expect(textOf(url)).toContain('must be a local directory here');
+    const refusals: [string, string][] = [
+      ['file:///etc/passwd', 'only https:// and http:// repositories can be cloned (not file:)'],
+      ['ssh://git@example.com/org/repo', 'only https:// and http:// repositories can be cloned (not ssh:)'],
+      ['git@github.com:org/repo.git', 'ssh (scp-form) URLs are not accepted'],
+      ['https://user:secret@example.com/repo.git', 'credentials in the URL are not accepted'],
+      ['http://127.0.0.1:9/repo.git', '127.0.0.1 is a loopback, private or link-local address'],
+      ['http://localhost/repo.git', 'localhost is a loopback, private or link-local address'],
+      ['http://169.254.169.254/latest', '169.254.169.254 is a loopback, private or link-local address'],
+      ['http://10.1.2.3/repo.git', '10.1.2.3 is a loopback'],
+      ['http://100.64.0.7/repo.git', '100.64.0.7 is a loopback'],
+      ['http://[::1]/repo.git', '::1 is a loopback'],
+      ['http://[fd12::1]/repo.git', 'fd12::1 is a loopback'],
+    ];
+    for (const [url, message] of refusals) {
+      const refused = await call('search', { query: 'x', repo: url });
+      expect(refused.isError, url).toBe(true);
+      expect(textOf(refused)).toContain(message);
+    }
   });
 
   it('answers bad input with isError naming the problem, and keeps serving', async () => {
@@ -180,6 +196,55 @@ describe('mcpkit search-server: freshness and the repository cache', () => {
       await small.close();
     }
   });
+});
+
+describe('mcpkit search-server: repositories by URL', () => {
+  it('clones from a git server on 127.0.0.1 when MCPKIT_ALLOW_PRIVATE_CLONE=1, and deletes the clone on eviction', async () => {
+    const gitServer = await startGitServer({
+      'ledger.go': 'package ledger\n\n// Reconcile balances the ledger.\nfunc Reconcile() {}\n',
+    });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'search-server', repo],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: base,
+        MCPKIT_ALLOW_PRIVATE_CLONE: '1',
+        MCPKIT_SEARCH_CACHE_SIZE: '1',
+      },
+      stderr: 'pipe',
+    });
+    let log = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+    });
+    const cloner = new Client({ name: 'clone-test', version: '1' });
+    await cloner.connect(transport);
+    try {
+      const found = await cloner.callTool({
+        name: 'search',
+        arguments: { query: 'balance the ledger', repo: gitServer.url },
+      });
+      expect(textOf(found)).toContain('1. ledger.go:1-4 (score=1.000)');
+      const checkout = /cloned and indexed/.test(log);
+      expect(checkout).toBe(true);
+      const clonesBefore = (await readdir(tmpdir())).filter((d) => d.startsWith('mcpkit-clone-'));
+      expect(clonesBefore.length).toBeGreaterThan(0);
+      // Cache size 1: searching the root evicts the clone, whose checkout is deleted.
+      await cloner.callTool({ name: 'search', arguments: { query: 'withRetry' } });
+      const until = Date.now() + 5000;
+      let left = clonesBefore;
+      while (Date.now() < until && left.length > 0) {
+        const now = new Set(await readdir(tmpdir()));
+        left = clonesBefore.filter((d) => now.has(d));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(left).toEqual([]);
+    } finally {
+      await cloner.close();
+      await gitServer.close();
+    }
+  }, 30_000);
 });
 
 describe('mcpkit query and mcpkit index', () => {
