@@ -1,0 +1,99 @@
+// Code search benchmark on a corpus of ~1.2k source files from pinned npm packages (zod, ajv, undici, as the
+// lockfile pins them), copied to a temp dir: cold index time and files/s (BM25 + tree-sitter; no saved
+// index), RSS, warm query p50/p99, and ripgrep on the same queries in the same run as the baseline.
+// Goals (issue 5, 2 cores): cold index of 1k files <= 1 s BM25-only, warm query p50 <= 2 ms.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CodeIndex } from '../src/search/code-index.js';
+import { median } from './measure.js';
+
+const modules = fileURLToPath(new URL('../node_modules/', import.meta.url));
+const corpus = mkdtempSync(join(tmpdir(), 'mcpkit-bench-search-'));
+for (const name of ['zod', 'ajv', 'undici'])
+  cpSync(join(modules, name), join(corpus, name), { recursive: true });
+
+const QUERIES = [
+  'parse a string schema with a minimum length',
+  'discriminated union',
+  'ZodError format issues',
+  'safeParse',
+  'coerce a value to a number',
+  'compile a JSON schema into a validate function',
+  'custom keyword definition',
+  'remove additional properties',
+  'format validation email uri',
+  'resolve $ref to another schema',
+  'HTTP connection pool keep-alive',
+  'retry a request on failure',
+  'parse response headers',
+  'abort a fetch request with a signal',
+  'mock agent for tests',
+  'proxy agent tunnel',
+  'websocket frame parsing',
+  'cookie parsing',
+  'redirect handling',
+  'body mixin json text arrayBuffer',
+  'errors with a code and message',
+  'timeout for headers and body',
+  'ProxyAgent',
+  'Pool dispatcher',
+  'refine with a custom message',
+  'transform output type',
+  'optional and nullable wrappers',
+  'record of keys and values',
+  'intersection of two object schemas',
+  'error map localisation',
+];
+
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length * p)] as number;
+
+const t0 = performance.now();
+const first = await CodeIndex.build(corpus, { saved: false });
+const firstMs = performance.now() - t0;
+const t1 = performance.now();
+const index = await CodeIndex.build(corpus, { saved: false });
+const warmBuildMs = performance.now() - t1;
+const rssMb = process.memoryUsage().rss / 1024 / 1024;
+
+const times: number[] = [];
+for (let round = 0; round < 20; round++)
+  for (const query of QUERIES) {
+    const t = performance.now();
+    index.search(query, 5);
+    times.push(performance.now() - t);
+  }
+
+// ripgrep as agents use it: one case-insensitive search for the query's longest word, file names out.
+const rgTimes: number[] = [];
+const hasRg = spawnSync('rg', ['--version']).status === 0;
+if (hasRg)
+  for (const query of QUERIES) {
+    const word = query.split(/\W+/).sort((a, b) => b.length - a.length)[0] ?? query;
+    const t = performance.now();
+    spawnSync('rg', ['-l', '-i', '--', word, corpus], { encoding: 'utf8' });
+    rgTimes.push(performance.now() - t);
+  }
+rmSync(corpus, { recursive: true, force: true });
+
+console.log(
+  `code search benchmark: ${index.files} files, ${index.chunks.length} chunks (zod, ajv, undici from the lockfile)`,
+);
+console.log(
+  `  cold index (first in the process, tree-sitter grammars loading): ${firstMs.toFixed(0)} ms, ${((first.files / firstMs) * 1000).toFixed(0)} files/s`,
+);
+console.log(
+  `  index again (grammars loaded): ${warmBuildMs.toFixed(0)} ms, ${((index.files / warmBuildMs) * 1000).toFixed(0)} files/s (goal: 1k files <= 1 s)`,
+);
+console.log(`  RSS after two builds: ${rssMb.toFixed(0)} MB`);
+console.log(
+  `  warm query (bm25; semantic and hybrid rank as bm25 until vectors exist): p50 ${median(times).toFixed(3)} ms, p99 ${percentile(times, 0.99).toFixed(3)} ms (goal p50 <= 2 ms)`,
+);
+if (hasRg)
+  console.log(
+    `  ripgrep baseline, same queries (spawn + search): p50 ${median(rgTimes).toFixed(1)} ms, p99 ${percentile(rgTimes, 0.99).toFixed(1)} ms`,
+  );
+else console.log('  ripgrep baseline: rg not installed (apt-get install ripgrep)');
