@@ -1,11 +1,9 @@
 import { join } from 'node:path';
 import {
   type CallToolResult,
-  type CompleteRequest,
   type McpServerFactory,
   ProtocolError,
   ProtocolErrorCode,
-  ResourceNotFoundError,
   Server,
   type ServerCapabilities,
   type ServerContext,
@@ -15,7 +13,7 @@ import type { ListKind, RuntimeServerConfig } from '../client/index.js';
 import { isMcpkitError, McpkitError, userConfigDir } from '../config/index.js';
 import { writeFileAtomic } from '../internal/text-file.js';
 import type { FrameIntercept } from '../serve/index.js';
-import { buildCatalog, type Catalog, type PrefixMode, resourceOwner } from './catalog.js';
+import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
 import { type Downstream, Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { type PinMode, PinStore } from './pins.js';
