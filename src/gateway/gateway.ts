@@ -28,11 +28,10 @@ import {
   toolIndexMarkdown,
   toolSearchResult,
 } from './tool-search.js';
-import { type UpstreamStatus, Upstreams } from './upstreams.js';
+import { type UpstreamStatus, Upstreams, type UpstreamsOptions } from './upstreams.js';
 
-/** Options for {@link Gateway.create}. */
-export interface GatewayOptions {
-  servers: readonly RuntimeServerConfig[];
+/** Options for {@link Gateway.create}: the upstream settings of {@link UpstreamsOptions}, and these. */
+export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log'> {
   /** `server` (default): tools and prompts are `<server>__<name>`; `none`: names kept (must not clash). */
   prefix?: PrefixMode;
   /** More tools than this and only `tool_search` + `call_tool` are listed. Default 15. */
@@ -43,13 +42,6 @@ export interface GatewayOptions {
   pinFile?: string;
   /** Keep a Markdown index of every tool in this file. */
   toolIndexFile?: string;
-  env?: Readonly<Record<string, string | undefined>>;
-  startupTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  restartDelayMs?: number;
-  restartMaxDelayMs?: number;
-  /** How long start-up waits for upstreams before serving; slower ones join later. Default 10 s. */
-  readyWaitMs?: number;
   /** Diagnostics (default: stderr, prefixed `mcpkit gateway:`). */
   log?: (message: string) => void;
 }

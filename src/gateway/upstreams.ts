@@ -27,8 +27,11 @@ export interface UpstreamStatus {
 export interface UpstreamsOptions {
   servers: readonly RuntimeServerConfig[];
   handlers: RuntimeHandlers;
+  /** The environment upstreams inherit and `${VAR}`s expand from; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Per server, unless its entry has `startupTimeout`. Default 30 s. */
   startupTimeoutMs?: number;
+  /** Per request, unless its entry has `timeout`. Default 60 s. */
   requestTimeoutMs?: number;
   /** First restart delay after a crash; doubles per failed attempt. Default 1 s. */
   restartDelayMs?: number;

@@ -11,11 +11,31 @@ let base: string;
 let repo: string;
 let other: string;
 let client: Client;
-let stderr = '';
+let readStderr: () => string = () => '';
 
 const textOf = (result: { content?: unknown }) =>
   ((result.content as { text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('');
 const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+
+/** `mcpkit search-server …` with an SDK client on it, and what it wrote to stderr so far. */
+async function connectSearch(
+  args: string[],
+  env?: Record<string, string>,
+): Promise<{ client: Client; log: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'search-server', ...args],
+    ...(env ? { env: { PATH: process.env.PATH ?? '', ...env } } : {}),
+    stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+  });
+  const connected = new Client({ name: 'search-test', version: '1' });
+  await connected.connect(transport);
+  return { client: connected, log: () => log };
+}
 
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'mcpkit-search-server-'));
@@ -52,16 +72,9 @@ beforeAll(async () => {
     join(other, 'billing.py'),
     'def charge_card(amount):\n    """Charge the customer card."""\n    return amount\n',
   );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'search-server', repo, '--allow-path', other],
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  client = new Client({ name: 'search-test', version: '1' });
-  await client.connect(transport);
+  const connected = await connectSearch([repo, '--allow-path', other]);
+  client = connected.client;
+  readStderr = connected.log;
 }, 30_000);
 
 afterAll(async () => {
@@ -101,7 +114,7 @@ describe('mcpkit search-server', () => {
     const hybrid = await call('search', { query: 'TtlCache', mode: 'hybrid', top_k: 1 });
     expect(textOf(hybrid)).toContain('1. src/cache.ts:1-5');
     await call('search', { query: 'TtlCache', mode: 'semantic', top_k: 1 });
-    expect(stderr.match(/no embedding vectors/g)).toHaveLength(1);
+    expect(readStderr().match(/no embedding vectors/g)).toHaveLength(1);
   });
 
   it('finds code related to a file and line, the chunk itself left out', async () => {
@@ -172,26 +185,17 @@ describe('mcpkit search-server: freshness and the repository cache', () => {
   });
 
   it('keeps at most MCPKIT_SEARCH_CACHE_SIZE repositories; an evicted one is indexed again', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'search-server', repo, '--allow-path', other],
-      env: { PATH: process.env.PATH ?? '', MCPKIT_SEARCH_CACHE_SIZE: '1' },
-      stderr: 'pipe',
+    const { client: small, log: readLog } = await connectSearch([repo, '--allow-path', other], {
+      MCPKIT_SEARCH_CACHE_SIZE: '1',
     });
-    let log = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-    });
-    const small = new Client({ name: 'cache-test', version: '1' });
-    await small.connect(transport);
     try {
       const search = async (args: Record<string, unknown>) =>
         textOf(await small.callTool({ name: 'search', arguments: args }));
       expect(await search({ query: 'withRetry', mode: 'bm25' })).toContain('src/retry.ts');
       expect(await search({ query: 'charge the card', repo: other, mode: 'bm25' })).toContain('billing.py');
       expect(await search({ query: 'withRetry', mode: 'bm25' })).toContain('src/retry.ts');
-      expect(log.match(new RegExp(`indexed ${repo}:`, 'g'))).toHaveLength(2);
-      expect(log.match(new RegExp(`indexed ${other}:`, 'g'))).toHaveLength(1);
+      expect(readLog().match(new RegExp(`indexed ${repo}:`, 'g'))).toHaveLength(2);
+      expect(readLog().match(new RegExp(`indexed ${other}:`, 'g'))).toHaveLength(1);
     } finally {
       await small.close();
     }
@@ -203,30 +207,18 @@ describe('mcpkit search-server: repositories by URL', () => {
     const gitServer = await startGitServer({
       'ledger.go': 'package ledger\n\n// Reconcile balances the ledger.\nfunc Reconcile() {}\n',
     });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'search-server', repo],
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: base,
-        MCPKIT_ALLOW_PRIVATE_CLONE: '1',
-        MCPKIT_SEARCH_CACHE_SIZE: '1',
-      },
-      stderr: 'pipe',
+    const { client: cloner, log: readLog } = await connectSearch([repo], {
+      HOME: base,
+      MCPKIT_ALLOW_PRIVATE_CLONE: '1',
+      MCPKIT_SEARCH_CACHE_SIZE: '1',
     });
-    let log = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-    });
-    const cloner = new Client({ name: 'clone-test', version: '1' });
-    await cloner.connect(transport);
     try {
       const found = await cloner.callTool({
         name: 'search',
         arguments: { query: 'balance the ledger', repo: gitServer.url },
       });
       expect(textOf(found)).toContain('1. ledger.go:1-4 (score=1.000)');
-      const checkout = /cloned and indexed/.test(log);
+      const checkout = /cloned and indexed/.test(readLog());
       expect(checkout).toBe(true);
       const clonesBefore = (await readdir(tmpdir())).filter((d) => d.startsWith('mcpkit-clone-'));
       expect(clonesBefore.length).toBeGreaterThan(0);
