@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CodeIndex, createSearchServer, formatResults } from '../search/index.js';
+import {
+  CodeIndex,
+  createSearchServer,
+  formatResults,
+  type SearchMode,
+  StaticModel,
+} from '../search/index.js';
 import type { CliIO } from './io.js';
 import { collect, parseTransport, positiveInteger, usage } from './options.js';
 import { serveUntilDone } from './serve-until-done.js';
@@ -10,6 +16,7 @@ interface ServerFlags {
   host: string;
   port?: number;
   allowPath: string[];
+  model?: string;
 }
 
 /** `mcpkit search-server`, `mcpkit query`, `mcpkit index`: code search over a repository. */
@@ -22,10 +29,16 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .option('--host <host>', 'HTTP bind address', '127.0.0.1')
     .option('--port <n>', 'HTTP port (default: any free port)', positiveInteger('--port'))
     .option('--allow-path <dir>', 'another directory a call may search (repeatable)', collect, [])
+    .option(
+      '--model <dir>',
+      'a model2vec-format static model (tokenizer.json + model.safetensors) for semantic search',
+    )
     .action(async (path: string | undefined, flags: ServerFlags) => {
       if (flags.transport === 'sse') usage('search-server serves stdio or http');
       const root = resolve(io.cwd, path ?? '.');
+      const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
       const server = createSearchServer({
+        ...(model ? { model } : {}),
         root,
         allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
         log: (message) => io.err(`mcpkit search: ${message}\n`),
@@ -40,27 +53,39 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .argument('<path>', 'the repository')
     .argument('<query>', 'what to look for')
     .option('--top-k <n>', 'how many results', positiveInteger('--top-k'), 5)
-    .option('--mode <mode>', 'bm25 (semantic and hybrid rank as bm25 in this version)', 'bm25')
+    .option('--mode <mode>', 'bm25, semantic or hybrid (default: hybrid with --model, else bm25)')
+    .option('--model <dir>', 'a model2vec-format static model for semantic and hybrid search')
     .option('--json', 'print the results as JSON')
-    .action(async (path: string, query: string, flags: { topK: number; mode: string; json?: boolean }) => {
-      if (!['bm25', 'semantic', 'hybrid'].includes(flags.mode))
-        usage(`--mode must be bm25, semantic or hybrid, got "${flags.mode}"`);
-      if (query.trim() === '') usage('query: the query must not be empty');
-      const index = await CodeIndex.build(resolve(io.cwd, path), {
-        onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
-      });
-      const hits = index.search(query, flags.topK);
-      if (flags.json) {
-        const results = hits.map(({ chunk, score }) => ({
-          ...chunk,
-          score: Math.round(score * 1000) / 1000,
-        }));
-        io.out(`${JSON.stringify({ query, results }, null, 2)}\n`);
-      } else
-        io.out(
-          `${hits.length === 0 ? 'No results found.' : formatResults(`Search results for: ${JSON.stringify(query)} (mode=bm25)`, hits)}\n`,
-        );
-    });
+    .action(
+      async (
+        path: string,
+        query: string,
+        flags: { topK: number; mode?: string; model?: string; json?: boolean },
+      ) => {
+        const mode = (flags.mode ?? (flags.model ? 'hybrid' : 'bm25')) as SearchMode;
+        if (!['bm25', 'semantic', 'hybrid'].includes(mode))
+          usage(`--mode must be bm25, semantic or hybrid, got "${mode}"`);
+        if (mode !== 'bm25' && !flags.model)
+          usage(`--mode ${mode} needs --model DIR (a static embedding model)`);
+        if (query.trim() === '') usage('query: the query must not be empty');
+        const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
+        const index = await CodeIndex.build(resolve(io.cwd, path), {
+          ...(model ? { model } : {}),
+          onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
+        });
+        const hits = index.search(query, flags.topK, mode);
+        if (flags.json) {
+          const results = hits.map(({ chunk, score }) => ({
+            ...chunk,
+            score: Math.round(score * 1000) / 1000,
+          }));
+          io.out(`${JSON.stringify({ query, results }, null, 2)}\n`);
+        } else
+          io.out(
+            `${hits.length === 0 ? 'No results found.' : formatResults(`Search results for: ${JSON.stringify(query)} (mode=${mode})`, hits)}\n`,
+          );
+      },
+    );
 
   program
     .command('index')

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { Bm25Index, topK } from './bm25.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
+import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
 import { isIndexable, walk } from './walk.js';
 
@@ -19,6 +20,8 @@ export interface SearchHit {
 export interface BuildOptions {
   /** Use the saved index (`.mcpkit/search-index.json`) where it still matches the files; default true. */
   saved?: boolean;
+  /** A static model (`--model DIR`): chunk vectors for the semantic and hybrid modes. */
+  model?: StaticModel;
   /** Why a saved index was not (wholly) used. */
   onWarning?: (message: string) => void;
   /** After each file: files done, files in all, chunks so far. */
@@ -43,13 +46,20 @@ const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-]
 export class CodeIndex {
   private readonly bm25: Bm25Index;
   private readonly byFile = new Map<string, Chunk[]>();
+  private readonly vectors = new Map<Chunk, Float32Array>();
 
   private constructor(
     readonly root: string,
     readonly chunks: readonly Chunk[],
     /** Every indexed file with the size and mtime its chunks were made from. */
     private readonly stamps: ReadonlyMap<string, FileStamp>,
+    /** With a static model: one vector per chunk (reused from `previous` for chunks that did not change). */
+    private readonly model?: StaticModel,
+    previous?: ReadonlyMap<Chunk, Float32Array>,
   ) {
+    if (model)
+      for (const chunk of chunks)
+        this.vectors.set(chunk, previous?.get(chunk) ?? model.encode(vectorText(chunk)));
     this.bm25 = new Bm25Index(
       chunks.map((chunk) => ({
         fields: [
@@ -105,7 +115,7 @@ export class CodeIndex {
       options.onWarning?.(
         `the saved index of ${root} is out of date (${rechunked} files new or changed, ${removed} gone); re-indexed those`,
       );
-    return new CodeIndex(root, chunks, stamps);
+    return new CodeIndex(root, chunks, stamps, options.model);
   }
 
   /** Saves the index under the root (`.mcpkit/search-index.json`) for the next start; returns the file. */
@@ -130,13 +140,38 @@ export class CodeIndex {
       kept.push(...(await chunkFile(path, text)));
       stamps.set(path, { size: info.size, mtimeMs: info.mtimeMs });
     }
-    return new CodeIndex(this.root, kept, stamps);
+    return new CodeIndex(this.root, kept, stamps, this.model, this.vectors);
   }
 
   /** The best `limit` chunks for a query. */
-  search(query: string, limit = 5): SearchHit[] {
-    const raw = this.bm25.scores(query);
-    return this.rank(raw, query, limit, undefined);
+  /** Whether semantic and hybrid modes have vectors to use. */
+  get hasVectors(): boolean {
+    return this.model !== undefined;
+  }
+
+  /**
+   * The best `limit` chunks for a query. `semantic` ranks by the cosine of the static model's vectors;
+   * `hybrid` fuses the bm25 and semantic rankings (reciprocal rank fusion, k = 60). Without a model both
+   * rank as `bm25`. The ranking stack applies to every mode.
+   */
+  search(query: string, limit = 5, mode: SearchMode = 'bm25'): SearchHit[] {
+    const lexical = this.bm25.scores(query);
+    if (mode === 'bm25' || !this.model) return this.rank(lexical, query, limit, undefined);
+    const semantic = this.cosines(this.model.encode(query));
+    if (mode === 'semantic') return this.rank(semantic, query, limit, undefined);
+    return this.rank(fuse(lexical, semantic), query, limit, undefined);
+  }
+
+  private cosines(query: Float32Array): Float64Array {
+    const scores = new Float64Array(this.chunks.length);
+    this.chunks.forEach((chunk, i) => {
+      const vector = this.vectors.get(chunk);
+      if (!vector) return;
+      let dot = 0;
+      for (let d = 0; d < vector.length; d++) dot += (vector[d] as number) * (query[d] as number);
+      scores[i] = Math.max(0, dot);
+    });
+    return scores;
   }
 
   /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */
@@ -201,6 +236,19 @@ export class CodeIndex {
     return diverse.slice(0, limit);
   }
 }
+
+/** Reciprocal rank fusion of two score arrays over their top 100 each. */
+function fuse(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length);
+  for (const scores of [a, b])
+    topK(scores, 100).forEach(({ doc }, rank) => {
+      out[doc] = (out[doc] as number) + 1 / (60 + rank + 1);
+    });
+  return out;
+}
+
+/** What a chunk's vector is made of: its names, path words and code. */
+const vectorText = (chunk: Chunk) => `${chunk.symbols.join(' ')} ${chunk.path} ${chunk.content}`;
 
 /** Results as text for an agent: a header, then numbered hits with path:lines, score and the code. */
 export function formatResults(header: string, hits: readonly SearchHit[]): string {

@@ -10,6 +10,7 @@ export {
 } from './code-index.js';
 export { type LanguageSpec, languageOf } from './languages.js';
 export { createSearchServer, SEARCH_TOOLS, type SearchServerOptions } from './search-server.js';
+export { StaticModel } from './static-model.js';
 export { synonymsOf } from './synonyms.js';
 export { stem, type TokenizeOptions, tokenize } from './tokenize.js';
 export { type WalkedFile, walk } from './walk.js';

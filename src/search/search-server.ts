@@ -13,6 +13,7 @@ import {
 import { type FSWatcher, watch } from 'chokidar';
 import { type CheckedUrl, checkCloneUrl, cloneRepo } from './clone.js';
 import { CodeIndex, formatResults, type SearchMode } from './code-index.js';
+import type { StaticModel } from './static-model.js';
 import { isSkippedDir } from './walk.js';
 
 /** Options for {@link createSearchServer}. */
@@ -25,6 +26,8 @@ export interface SearchServerOptions {
   waitMs?: number;
   /** Follow file changes (default true). */
   watch?: boolean;
+  /** A static embedding model (`--model DIR`): semantic and hybrid modes, hybrid by default. */
+  model?: StaticModel;
   /** Where `MCPKIT_SEARCH_CACHE_SIZE` is read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   log?: (message: string) => void;
@@ -195,6 +198,7 @@ export function createSearchServer(options: SearchServerOptions) {
         checkout = await mkdtemp(join(tmpdir(), 'mcpkit-clone-'));
         await cloneRepo(checked, join(checkout, 'repo'), { env: options.env ?? process.env });
         const built = await CodeIndex.build(join(checkout, 'repo'), {
+          ...(options.model ? { model: options.model } : {}),
           onProgress: (done, total) => {
             progress.done = done;
             progress.total = total;
@@ -217,6 +221,7 @@ export function createSearchServer(options: SearchServerOptions) {
       return entry;
     }
     const index = CodeIndex.build(dir, {
+      ...(options.model ? { model: options.model } : {}),
       onWarning: log,
       onProgress: (done, total) => {
         progress.done = done;
@@ -313,18 +318,19 @@ export function createSearchServer(options: SearchServerOptions) {
   const search = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
     const query = typeof args.query === 'string' ? args.query.trim() : '';
     if (!query) throw new InputError('"query" must be a non-empty string');
-    const mode = args.mode ?? 'hybrid';
+    const mode = args.mode ?? (options.model ? 'hybrid' : 'bm25');
     if (!MODES.includes(mode as SearchMode))
       throw new InputError(`"mode" must be one of ${MODES.join(', ')}; got ${JSON.stringify(mode)}`);
-    if (mode !== 'bm25' && !warnedVectors) {
+    if (mode !== 'bm25' && !options.model && !warnedVectors) {
       warnedVectors = true;
       log('no embedding vectors in this version: semantic and hybrid searches rank with bm25');
     }
     const topK = count(args.top_k);
     const index = await ready(await repoDir(args.repo), ctx);
-    const hits = index.search(query, topK);
+    const used: SearchMode = options.model ? (mode as SearchMode) : 'bm25';
+    const hits = index.search(query, topK, used);
     if (hits.length === 0) return text('No results found.');
-    return text(formatResults(`Search results for: ${JSON.stringify(query)} (mode=bm25)`, hits));
+    return text(formatResults(`Search results for: ${JSON.stringify(query)} (mode=${used})`, hits));
   };
 
   const findRelated = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {

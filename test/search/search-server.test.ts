@@ -276,3 +276,67 @@ describe('mcpkit query and mcpkit index', () => {
     expect(broken.stdout).toContain('1. src/cache.ts:1-3');
   });
 });
+
+/** A tiny model2vec-format model written by the test: "backoff" lies near "retry" and "wait", far from "cache". */
+async function writeTinyModel(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const vocab = ['[UNK]', 'retry', 'backoff', 'cache', '##ing', 'wait', 'ttl', 'http'];
+  const vectors = [
+    [0, 0, 0],
+    [1, 0, 0],
+    [0.9, 0.1, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+    [0.8, 0.2, 0],
+    [0, 0.9, 0.1],
+    [0, 0, 1],
+  ];
+  const tokenizer = {
+    normalizer: { type: 'BertNormalizer', lowercase: true },
+    model: { type: 'WordPiece', unk_token: '[UNK]', vocab: Object.fromEntries(vocab.map((t, i) => [t, i])) },
+  };
+  await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(tokenizer));
+  const data = Buffer.alloc(vocab.length * 3 * 4);
+  for (const [i, v] of vectors.flat().entries()) data.writeFloatLE(v, i * 4);
+  const header = Buffer.from(
+    JSON.stringify({
+      embeddings: { dtype: 'F32', shape: [vocab.length, 3], data_offsets: [0, data.length] },
+    }),
+  );
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(header.length));
+  await writeFile(join(dir, 'model.safetensors'), Buffer.concat([length, header, data]));
+}
+
+describe('static models (--model DIR)', () => {
+  it('loads a model2vec-format model: WordPiece pieces, weighted mean, unit length', async () => {
+    const { StaticModel } = await import('../../src/search/static-model.js');
+    const dir = join(base, 'model');
+    await writeTinyModel(dir);
+    const model = await StaticModel.load(dir);
+    expect(model.tokenize('Waiting for retry, then HTTP')).toEqual([5, 4, 0, 1, 0, 0, 7]);
+    const vector = model.encode('retry');
+    expect([...vector].map((v) => Math.round(v * 1000) / 1000)).toEqual([1, 0, 0]);
+    expect(Math.hypot(...model.encode('waiting backoff'))).toBeCloseTo(1, 6);
+    await expect(StaticModel.load(join(base, 'nope'))).rejects.toThrow(/tokenizer\.json: cannot be read/);
+  });
+
+  it('makes semantic and hybrid search find code by meaning; bm25 alone finds nothing for an unseen word', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const dir = join(base, 'model');
+    await writeTinyModel(dir);
+    const query = (...args: string[]) =>
+      spawnSync(process.execPath, [CLI, 'query', repo, 'backoff', '--top-k', '1', ...args], {
+        encoding: 'utf8',
+      });
+    expect(query().stdout).toBe('No results found.\n');
+    const semantic = query('--model', dir, '--mode', 'semantic');
+    expect(semantic.stdout).toContain(
+      'Search results for: "backoff" (mode=semantic)\n\n1. src/retry.ts:1-11',
+    );
+    expect(query('--model', dir).stdout).toContain('(mode=hybrid)\n\n1. src/retry.ts:1-11');
+    const refused = query('--mode', 'semantic');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('--mode semantic needs --model DIR');
+  });
+});
