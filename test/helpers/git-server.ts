@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ const git = (cwd: string, ...args: string[]) => {
 
 /**
  * A real git server on 127.0.0.1 (smart HTTP through `git http-backend`) serving one bare repository,
- * `repo.git`, made from `files`. `close()` in a finally.
+ * `repo.git`, made from `files`. `close()` in a finally (it deletes the repository too).
  */
 export async function startGitServer(
   files: Record<string, string>,
@@ -70,6 +70,10 @@ export async function startGitServer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/repo.git`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(base, { recursive: true, force: true });
+    },
   };
 }
