@@ -8,7 +8,7 @@ import {
 } from '../serve/index.js';
 import type { Catalog } from './catalog.js';
 import type { Downstream } from './downstream.js';
-import { withoutServerInfo } from './relayed.js';
+import { unavailable, withoutServerInfo } from './relayed.js';
 
 /** What the fast path needs from its gateway. */
 export interface FastPathHost {
@@ -71,7 +71,7 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
         if (cancelled) return; // no response to a cancelled request
         if ('error' in response) {
           if (connection.status === 'ready') return answer({ error: response.error });
-          return complete(unavailable(message.params.name, response.error.message));
+          return complete(asRecord(unavailable(message.params.name, response.error.message)));
         }
         const result = response.result;
         const type = result.resultType;
@@ -127,12 +127,9 @@ async function sdkCall(
     complete((await connection.callTool(tool, args)) as unknown as Record<string, unknown>);
   } catch (error) {
     const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
-    if (typeof code !== 'number') return complete(unavailable(name, message ?? String(error)));
+    if (typeof code !== 'number') return complete(asRecord(unavailable(name, message ?? String(error))));
     answer({ error: { code, message, ...(data === undefined ? {} : { data }) } });
   }
 }
 
-const unavailable = (name: string, message: string) => ({
-  content: [{ type: 'text', text: `Tool ${name} is unavailable: ${message}` }],
-  isError: true,
-});
+const asRecord = (result: object) => result as Record<string, unknown>;

@@ -18,7 +18,7 @@ import { type Downstream, Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
-import { asCallToolResult, relayToolCall } from './relayed.js';
+import { asCallToolResult, relayToolCall, unavailable } from './relayed.js';
 import {
   CALL_TOOL,
   CALL_TOOL_DEFINITION,
@@ -79,6 +79,7 @@ export class Gateway {
   private readonly threshold: number;
 
   private host: HandlerHost | undefined;
+  private advertised: { capabilities: ServerCapabilities; instructions: string | undefined } | undefined;
 
   private constructor(private readonly options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
@@ -237,6 +238,7 @@ export class Gateway {
     this.current = undefined;
     this.built = undefined;
     this.search = undefined;
+    this.advertised = undefined;
     for (const list of lists) this.pendingLists.add(list);
     if (this.refreshTimer) return;
     this.refreshTimer = setTimeout(() => {
@@ -291,8 +293,10 @@ export class Gateway {
   }
 
   private createServer(era: 'legacy' | 'modern'): Server {
-    const capabilities = this.capabilities();
-    const instructions = this.instructions();
+    // What the instance advertises depends only on which upstreams are ready: worked out once per catalog
+    // (stateless HTTP builds an instance per request).
+    this.advertised ??= { capabilities: this.capabilities(), instructions: this.instructions() };
+    const { capabilities, instructions } = this.advertised;
     const server = new Server(SERVER_INFO, { capabilities, ...(instructions ? { instructions } : {}) });
     const downstream = this.downstreams.track(server, era);
 
@@ -335,7 +339,7 @@ export class Gateway {
       if (hidden) return failure(`Tool ${name} is hidden: ${hidden.reason}`);
       const server = this.known.get(name);
       const down = server === undefined ? undefined : this.upstreams.unavailable(server);
-      if (down) return failure(`Tool ${name} is unavailable: ${down}`);
+      if (down) return unavailable(name, down);
       // A single upstream proxied with its own names answers for unknown tools itself, as it would directly.
       const only = this.prefix === 'none' ? this.upstreams.onlyWith('tools') : undefined;
       if (only === undefined)
@@ -350,7 +354,7 @@ export class Gateway {
     }
     const connection = this.upstreams.connection(target.server);
     const down = this.upstreams.unavailable(target.server);
-    if (!connection || down) return failure(`Tool ${name} is unavailable: ${down}`);
+    if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
     const token = (ctx.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
     const end = this.downstreams.begin(target.server, downstream, ctx);
     // Progress goes out before the result: the client drops progress that comes after it.
@@ -366,7 +370,7 @@ export class Gateway {
       if (relayed?.kind === 'error') {
         const { code, message, data } = relayed.error;
         // The upstream died during the call: the same answer as a call that found it down.
-        if (connection.status !== 'ready') return failure(`Tool ${name} is unavailable: ${message}`);
+        if (connection.status !== 'ready') return unavailable(name, message);
         throw new ProtocolError(code, message, data);
       }
       const result = await connection.callTool(target.tool, given, {
@@ -387,7 +391,7 @@ export class Gateway {
       return result;
     } catch (error) {
       if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
-      if (isMcpkitError(error)) return failure(`Tool ${name} is unavailable: ${error.message}`);
+      if (isMcpkitError(error)) return unavailable(name, error.message);
       throw error;
     } finally {
       end();

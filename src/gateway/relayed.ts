@@ -57,3 +57,8 @@ export function withoutServerInfo(result: Record<string, unknown>, inPlace = fal
 
 /** A relayed result as the SDK server's handler returns it. */
 export const asCallToolResult = (result: Record<string, unknown>) => result as unknown as CallToolResult;
+
+/** The answer to a call whose server cannot take it now: a tool error the model can read, not a protocol error. */
+export function unavailable(name: string, why: string): CallToolResult {
+  return { content: [{ type: 'text', text: `Tool ${name} is unavailable: ${why}` }], isError: true };
+}

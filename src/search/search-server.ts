@@ -134,6 +134,8 @@ export function createSearchServer(options: SearchServerOptions) {
   const capacity = cacheSize(options.env ?? process.env, log);
   let warnedVectors = false;
 
+  /** The allowed directories with symlinks resolved, once. */
+  let allowedReal: Promise<string[]> | undefined;
   /** Checked clone URLs by key, between the check and the clone. */
   const clones = new Map<string, CheckedUrl>();
 
@@ -178,71 +180,59 @@ export function createSearchServer(options: SearchServerOptions) {
     entry.watcher = watcher;
   };
 
-  const indexOf = (dir: string): Entry => {
-    let entry = indexes.get(dir);
-    if (entry) {
-      indexes.delete(dir);
-      indexes.set(dir, entry);
-      return entry;
+  /**
+   * The entry of a local directory or a clone URL, built on first use (concurrent first requests share one
+   * build) and touched as most recently used. A clone is a shallow checkout in a temp dir, deleted with its
+   * entry; a directory is watched once built.
+   */
+  const indexOf = (key: string): Entry => {
+    const known = indexes.get(key);
+    if (known) {
+      indexes.delete(key);
+      indexes.set(key, known);
+      return known;
     }
     const progress = { done: 0, total: 0 };
     const started = performance.now();
-    const checked = clones.get(dir);
-    if (checked) {
-      // A repository URL: a shallow clone in a temp dir, indexed, deleted when evicted.
-      let checkout: string | undefined;
-      const cleanup = async () => {
-        if (checkout) await rm(checkout, { recursive: true, force: true });
-      };
-      const index = (async () => {
-        checkout = await mkdtemp(join(tmpdir(), 'mcpkit-clone-'));
-        await cloneRepo(checked, join(checkout, 'repo'), { env: options.env ?? process.env });
-        const built = await CodeIndex.build(join(checkout, 'repo'), {
-          ...(options.model ? { model: options.model } : {}),
-          onProgress: (done, total) => {
-            progress.done = done;
-            progress.total = total;
-          },
-        });
-        log(
-          `cloned and indexed ${dir}: ${built.files} files, ${built.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
-        );
-        return built;
-      })();
-      entry = { index, progress, cleanup };
-      const cloned = entry;
-      index.catch((error: Error) => {
-        log(`cannot index ${dir}: ${error.message}`);
-        void cleanup();
-        if (indexes.get(dir) === cloned) indexes.delete(dir);
-      });
-      indexes.set(dir, entry);
-      while (indexes.size > capacity) evict(indexes.keys().next().value as string);
-      return entry;
-    }
-    const index = CodeIndex.build(dir, {
+    const buildOptions = {
       ...(options.model ? { model: options.model } : {}),
       onWarning: log,
-      onProgress: (done, total) => {
+      onProgress: (done: number, total: number) => {
         progress.done = done;
         progress.total = total;
       },
-    });
-    entry = { index, progress };
-    const built = entry;
+    };
+    const checked = clones.get(key);
+    let checkout: string | undefined;
+    const index = checked
+      ? (async () => {
+          checkout = await mkdtemp(join(tmpdir(), 'mcpkit-clone-'));
+          await cloneRepo(checked, join(checkout, 'repo'), { env: options.env ?? process.env });
+          return CodeIndex.build(join(checkout, 'repo'), buildOptions);
+        })()
+      : CodeIndex.build(key, buildOptions);
+    const entry: Entry = {
+      index,
+      progress,
+      ...(checked
+        ? { cleanup: async () => void (checkout && (await rm(checkout, { recursive: true, force: true }))) }
+        : {}),
+    };
     index.then(
       (ready) => {
+        const what = checked ? 'cloned and indexed' : 'indexed';
         log(
-          `indexed ${dir}: ${ready.files} files, ${ready.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
+          `${what} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
         );
-        if (options.watch !== false && indexes.get(dir) === built) watchEntry(dir, built);
+        if (!checked && options.watch !== false && indexes.get(key) === entry) watchEntry(key, entry);
       },
       (error: Error) => {
-        log(`cannot index ${dir}: ${error.message}`);
-        if (indexes.get(dir) === built) indexes.delete(dir);
+        log(`cannot index ${key}: ${error.message}`);
+        void entry.cleanup?.();
+        if (indexes.get(key) === entry) indexes.delete(key);
       },
     );
-    indexes.set(dir, entry);
+    indexes.set(key, entry);
     while (indexes.size > capacity) evict(indexes.keys().next().value as string);
     return entry;
   };
@@ -264,10 +254,8 @@ export function createSearchServer(options: SearchServerOptions) {
     const dir = await realpath(resolve(root, repo)).catch(() => {
       throw new InputError(`"repo" ${repo} does not exist`);
     });
-    const inside = await Promise.all(
-      allowed.map(async (base) => isInside(dir, await realpath(base).catch(() => base))),
-    );
-    if (!inside.some(Boolean))
+    allowedReal ??= Promise.all(allowed.map((base) => realpath(base).catch(() => base)));
+    if (!(await allowedReal).some((base) => isInside(dir, base)))
       throw new InputError(
         `"repo" ${repo} is outside the directories this server may read (${allowed.join(', ')})`,
       );
