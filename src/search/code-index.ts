@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { Bm25Index, topK } from './bm25.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
@@ -28,12 +28,41 @@ export interface BuildOptions {
   onProgress?: (done: number, total: number, chunks: number) => void;
 }
 
-/** How much each ranking signal moves a score (measured on the benchmark before changing). */
-const DEFINITION_BOOST = 0.6;
-const PATH_BOOST = 0.4;
-const TEST_PENALTY = 0.6;
-const DECLARATION_FILE_PENALTY = 0.7;
-const SAME_FILE_DECAY = 0.7;
+/**
+ * How much each ranking signal moves a score: `definition` and `path` are boosts (0 = off), the rest are
+ * factors (1 = off). Measured on bench/search-quality.ts; pass overrides to {@link CodeIndex.search} to
+ * measure them again.
+ */
+export interface RankingWeights {
+  /** A chunk that defines a queried symbol: × (1 + definition). */
+  definition: number;
+  /** Query words in the chunk's path: × (1 + path × share of query words found there). */
+  path: number;
+  /** Tests, specs and fixtures, unless the query asks for tests. */
+  test: number;
+  /** `.d.ts` declaration files. */
+  declaration: number;
+  /** The n-th further chunk of a file already in the results: × sameFile^n. */
+  sameFile: number;
+  /** Build output (`.js`, `.cjs`, `.d.ts` …) of a TypeScript source that is indexed too. */
+  twin: number;
+  /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
+  docs: number;
+  /** Other matching chunks of the same file: × (1 + coherence × their share of the best file's sum). */
+  coherence: number;
+}
+
+/** The weights search uses unless told otherwise. */
+export const DEFAULT_RANKING: Readonly<RankingWeights> = {
+  definition: 0.6,
+  path: 0.4,
+  test: 0.6,
+  declaration: 0.7,
+  sameFile: 0.7,
+  twin: 0.5,
+  docs: 0.4,
+  coherence: 0,
+};
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;
 
@@ -47,6 +76,8 @@ export class CodeIndex {
   private readonly bm25: Bm25Index;
   private readonly byFile = new Map<string, Chunk[]>();
   private readonly vectors = new Map<Chunk, Float32Array>();
+  /** Files that are build output of an indexed TypeScript source (zod's `v4/core/schemas.js` of `src/v4/core/schemas.ts`). */
+  private readonly twins: ReadonlySet<string>;
 
   private constructor(
     readonly root: string,
@@ -74,6 +105,7 @@ export class CodeIndex {
       list.push(chunk);
       this.byFile.set(chunk.path, list);
     }
+    this.twins = buildOutputs(stamps.keys());
   }
 
   /** How many files are indexed. */
@@ -154,12 +186,18 @@ export class CodeIndex {
    * `hybrid` fuses the bm25 and semantic rankings (reciprocal rank fusion, k = 60). Without a model both
    * rank as `bm25`. The ranking stack applies to every mode.
    */
-  search(query: string, limit = 5, mode: SearchMode = 'bm25'): SearchHit[] {
+  search(
+    query: string,
+    limit = 5,
+    mode: SearchMode = 'bm25',
+    ranking: Partial<RankingWeights> = {},
+  ): SearchHit[] {
+    const weights = { ...DEFAULT_RANKING, ...ranking };
     const lexical = this.bm25.scores(query);
-    if (mode === 'bm25' || !this.model) return this.rank(lexical, query, limit, undefined);
+    if (mode === 'bm25' || !this.model) return this.rank(lexical, query, limit, undefined, weights);
     const semantic = this.cosines(this.model.encode(query));
-    if (mode === 'semantic') return this.rank(semantic, query, limit, undefined);
-    return this.rank(fuse(lexical, semantic), query, limit, undefined);
+    if (mode === 'semantic') return this.rank(semantic, query, limit, undefined, weights);
+    return this.rank(fuse(lexical, semantic), query, limit, undefined, weights);
   }
 
   private cosines(query: Float32Array): Float64Array {
@@ -199,10 +237,16 @@ export class CodeIndex {
       .slice(0, 32);
     const top = weighted[0]?.[1] ?? 1;
     const raw = this.bm25.scoreTerms(new Map(weighted.map(([term, weight]) => [term, weight / top])));
-    return this.rank(raw, chunk.symbols.join(' '), limit, chunk);
+    return this.rank(raw, chunk.symbols.join(' '), limit, chunk, DEFAULT_RANKING);
   }
 
-  private rank(raw: Float64Array, query: string, limit: number, exclude: Chunk | undefined): SearchHit[] {
+  private rank(
+    raw: Float64Array,
+    query: string,
+    limit: number,
+    exclude: Chunk | undefined,
+    weights: Readonly<RankingWeights>,
+  ): SearchHit[] {
     const queryTokens = new Set(tokenize(query));
     const identifiers = new Set(
       (query.match(/[A-Za-z_$][\w$]*/g) ?? [])
@@ -210,31 +254,76 @@ export class CodeIndex {
         .map((w) => w.toLowerCase()),
     );
     const wantsTests = /\btests?\b|\bspec\b/i.test(query);
+    const wantsDocs = /\b(docs?|documentation|readme|changelog|guide|history)\b/i.test(query);
     const candidates = topK(raw, Math.max(limit * 10, 50));
+    // File coherence: how much of the candidates' score each file gathers besides its best chunk.
+    const fileSum = new Map<string, number>();
+    const fileMax = new Map<string, number>();
+    for (const { doc, score } of candidates) {
+      const path = (this.chunks[doc] as Chunk).path;
+      fileSum.set(path, (fileSum.get(path) ?? 0) + score);
+      fileMax.set(path, Math.max(fileMax.get(path) ?? 0, score));
+    }
+    const top = candidates[0]?.score ?? 1;
     const scored = candidates.flatMap(({ doc, score }) => {
       const chunk = this.chunks[doc] as Chunk;
       if (chunk === exclude) return [];
       let value = score;
-      if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()))) value *= 1 + DEFINITION_BOOST;
+      if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()))) value *= 1 + weights.definition;
       const pathTokens = new Set(tokenize(chunk.path));
       let pathHits = 0;
       for (const token of queryTokens) if (pathTokens.has(token)) pathHits++;
-      if (queryTokens.size > 0) value *= 1 + (PATH_BOOST * pathHits) / queryTokens.size;
-      if (!wantsTests && TEST_PATH.test(chunk.path)) value *= TEST_PENALTY;
-      if (basename(chunk.path).endsWith('.d.ts')) value *= DECLARATION_FILE_PENALTY;
+      if (queryTokens.size > 0) value *= 1 + (weights.path * pathHits) / queryTokens.size;
+      if (!wantsTests && TEST_PATH.test(chunk.path)) value *= weights.test;
+      if (DECLARATION.test(chunk.path)) value *= weights.declaration;
+      if (this.twins.has(chunk.path)) value *= weights.twin;
+      if (!wantsDocs && PROSE.has(chunk.language)) value *= weights.docs;
+      if (weights.coherence > 0) {
+        const rest = (fileSum.get(chunk.path) ?? 0) - (fileMax.get(chunk.path) ?? 0);
+        value *= 1 + weights.coherence * Math.min(1, rest / top);
+      }
       return [{ chunk, score: value }];
     });
     scored.sort((a, b) => b.score - a.score);
-    // File diversity: the n-th chunk of a file already shown counts SAME_FILE_DECAY^n of its score.
+    // File diversity: the n-th chunk of a file already shown counts sameFile^n of its score.
     const seen = new Map<string, number>();
     const diverse = scored.map((hit) => {
       const n = seen.get(hit.chunk.path) ?? 0;
       seen.set(hit.chunk.path, n + 1);
-      return { chunk: hit.chunk, score: hit.score * SAME_FILE_DECAY ** n };
+      return { chunk: hit.chunk, score: hit.score * weights.sameFile ** n };
     });
     diverse.sort((a, b) => b.score - a.score);
     return diverse.slice(0, limit);
   }
+}
+
+const PROSE = new Set(['markdown', 'text']);
+const DECLARATION = /\.d\.[cm]?ts$/;
+const OUTPUT = /(\.d)?\.[cm]?[jt]s$/;
+const SOURCE = /\.tsx?$/;
+
+/**
+ * Files that are build output of a TypeScript source in the same tree: `X.js`, `X.cjs`, `X.mjs`, `X.d.ts`, …
+ * next to `X.ts`, or under another root (`v4/core/schemas.js` for `src/v4/core/schemas.ts`), as packages
+ * that ship their sources lay them out.
+ */
+function buildOutputs(paths: Iterable<string>): Set<string> {
+  const all = [...paths];
+  const sources = new Set<string>();
+  for (const path of all) {
+    if (!SOURCE.test(path) || DECLARATION.test(path)) continue;
+    // Every suffix of the source's stem at a '/': src/v4/core/schemas → v4/core/schemas → core/schemas …
+    const parts = path.replace(SOURCE, '').split('/');
+    for (let i = 0; i < parts.length; i++) sources.add(parts.slice(i).join('/'));
+  }
+  return new Set(
+    all.filter(
+      (path) =>
+        OUTPUT.test(path) &&
+        (DECLARATION.test(path) || !SOURCE.test(path)) &&
+        sources.has(path.replace(OUTPUT, '')),
+    ),
+  );
 }
 
 /** Reciprocal rank fusion of two score arrays over their top 100 each. */

@@ -4,7 +4,9 @@ export { type Chunk, chunkFile } from './chunker.js';
 export {
   type BuildOptions,
   CodeIndex,
+  DEFAULT_RANKING,
   formatResults,
+  type RankingWeights,
   type SearchHit,
   type SearchMode,
 } from './code-index.js';

@@ -133,4 +133,38 @@ describe('CodeIndex', () => {
       ].join('\n'),
     );
   });
+
+  it("ranks a package's TypeScript source above its build output, and code above prose", async () => {
+    const pkg = await mkdtemp(join(tmpdir(), 'mcpkit-search-pkg-'));
+    try {
+      const source = 'export function refineSchema(check: (v: unknown) => boolean) {\n  return check;\n}\n';
+      const compiled = 'export function refineSchema(check) {\n  return check;\n}\n';
+      const layout: Record<string, string> = {
+        'src/v4/refine.ts': source,
+        'v4/refine.js': compiled,
+        'v4/refine.cjs': compiled,
+        'v4/refine.d.ts': 'export declare function refineSchema(check: (v: unknown) => boolean): unknown;\n',
+        'README.md': '# refineSchema\n\nUse refineSchema to refine a schema with a check.\n',
+      };
+      for (const [path, content] of Object.entries(layout)) {
+        await mkdir(join(pkg, path, '..'), { recursive: true });
+        await writeFile(join(pkg, path), content);
+      }
+      const built = await CodeIndex.build(pkg, { saved: false });
+      const order = (query: string, ranking = {}) => [
+        ...new Set(built.search(query, 10, 'bm25', ranking).map((h) => h.chunk.path)),
+      ];
+      expect(order('refineSchema')[0]).toBe('src/v4/refine.ts');
+      const prose = order('refine a schema with a check');
+      expect(prose[0]).toBe('src/v4/refine.ts');
+      expect(prose.indexOf('README.md')).toBeGreaterThan(prose.indexOf('v4/refine.js'));
+      // Asking for docs lifts the prose penalty; switching the signals off puts the outputs back in play.
+      expect(order('readme: refine a schema with a check').indexOf('README.md')).toBeLessThan(
+        order('refine a schema with a check').indexOf('README.md'),
+      );
+      expect(order('refineSchema', { twin: 1, declaration: 1 })[0]).not.toBe('src/v4/refine.ts');
+    } finally {
+      await rm(pkg, { recursive: true, force: true });
+    }
+  });
 });
