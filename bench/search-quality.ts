@@ -114,7 +114,7 @@ for (const suite of suites) {
       const files = filesOf(index, q.query, mode);
       const score = ndcg(files, wantedOf(q));
       const cat = byCategory.get(q.category) ?? {};
-      (cat[mode] ??= []).push(score);
+      cat[mode] = [...(cat[mode] ?? []), score];
       byCategory.set(q.category, cat);
       if (verbose && mode === 'bm25' && score < 1)
         console.log(
@@ -153,7 +153,7 @@ for (const suite of suites) {
   console.log(
     `  ${pad(suite.package, 10)}${columns.map((c) => (row[c] ?? 0).toFixed(3).padStart(12)).join('')}`,
   );
-  for (const c of columns) (overall[c] ??= []).push(row[c] ?? 0);
+  for (const c of columns) overall[c] = [...(overall[c] ?? []), row[c] ?? 0];
 }
 console.log(
   `  ${pad('mean', 10)}${columns
