@@ -17,6 +17,16 @@ interface ServerFlags {
   port?: number;
   allowPath: string[];
   model?: string;
+  mode?: string;
+}
+
+/** `--mode` checked: a known mode, and a model for the two that need one. */
+function modeFlag(mode: string | undefined, model: string | undefined): SearchMode {
+  const chosen = mode ?? (model ? 'hybrid' : 'bm25');
+  if (!['bm25', 'semantic', 'hybrid'].includes(chosen))
+    usage(`--mode must be bm25, semantic or hybrid, got "${chosen}"`);
+  if (chosen !== 'bm25' && !model) usage(`--mode ${chosen} needs --model DIR (a static embedding model)`);
+  return chosen as SearchMode;
 }
 
 /** `mcpkit search-server`, `mcpkit query`, `mcpkit index`: code search over a repository. */
@@ -33,12 +43,15 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       '--model <dir>',
       'a model2vec-format static model (tokenizer.json + model.safetensors) for semantic search',
     )
+    .option('--mode <mode>', 'the mode of a search that names none: bm25, semantic or hybrid')
     .action(async (path: string | undefined, flags: ServerFlags) => {
       if (flags.transport === 'sse') usage('search-server serves stdio or http');
+      const mode = modeFlag(flags.mode, flags.model);
       const root = resolve(io.cwd, path ?? '.');
       const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
       const server = createSearchServer({
         ...(model ? { model } : {}),
+        mode,
         root,
         allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
         log: (message) => io.err(`mcpkit search: ${message}\n`),
@@ -62,11 +75,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         query: string,
         flags: { topK: number; mode?: string; model?: string; json?: boolean },
       ) => {
-        const mode = (flags.mode ?? (flags.model ? 'hybrid' : 'bm25')) as SearchMode;
-        if (!['bm25', 'semantic', 'hybrid'].includes(mode))
-          usage(`--mode must be bm25, semantic or hybrid, got "${mode}"`);
-        if (mode !== 'bm25' && !flags.model)
-          usage(`--mode ${mode} needs --model DIR (a static embedding model)`);
+        const mode = modeFlag(flags.mode, flags.model);
         if (query.trim() === '') usage('query: the query must not be empty');
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
         const index = await CodeIndex.build(resolve(io.cwd, path), {
@@ -99,7 +108,9 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         saved: false,
         onProgress: (done, total, chunks) => {
           if (tty && (done % 50 === 0 || done === total))
-            io.err(`\rindexing: ${done}/${total} files, ${chunks} chunks`);
+            io.err(
+              `\r\x1b[2Kindexing: ${done}/${total} files, ${chunks} chunks, ${((performance.now() - started) / 1000).toFixed(1)} s`,
+            );
         },
       });
       if (tty) io.err('\n');

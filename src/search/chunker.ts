@@ -40,15 +40,21 @@ async function parserFor(grammar: string): Promise<Parser> {
   return ready;
 }
 
+/** Options for {@link chunkFile}. */
+export interface ChunkOptions {
+  /** Cut at syntax (default true); false: line windows, for build output that nobody reads by unit. */
+  syntax?: boolean;
+}
+
 /**
  * Splits a file into chunks: at function / class / method boundaries for languages with a grammar (a unit
  * too long is split at its children; the comments right above a unit go with it; other statements are
  * grouped), at headings for Markdown, and in line windows for everything else.
  */
-export async function chunkFile(path: string, text: string): Promise<Chunk[]> {
+export async function chunkFile(path: string, text: string, options: ChunkOptions = {}): Promise<Chunk[]> {
   const spec = languageOf(path);
   const lines = text.split('\n');
-  if (spec.grammar && spec.units) {
+  if (spec.grammar && spec.units && options.syntax !== false) {
     try {
       const tree = (await parserFor(spec.grammar)).parse(text);
       if (tree) {

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { mapConcurrent } from '../internal/concurrency.js';
 import { Bm25Index, topK } from './bm25.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
@@ -126,21 +127,29 @@ export class CodeIndex {
     const stamps = new Map<string, FileStamp>();
     let done = 0;
     let rechunked = 0;
-    for (const file of files) {
-      const stamp = { size: file.size, mtimeMs: file.mtimeMs };
-      const old = reusable?.get(file.path);
-      if (old && old.stamp.size === stamp.size && old.stamp.mtimeMs === stamp.mtimeMs) {
-        chunks.push(...old.chunks);
-        stamps.set(file.path, stamp);
-      } else {
-        const text = await readFile(join(root, file.path), 'utf8').catch(() => undefined);
-        if (text !== undefined) {
-          chunks.push(...(await chunkFile(file.path, text)));
+    // Build output of an indexed TypeScript source ranks low anyway: line windows, no parse (zod: -40% time).
+    const outputs = buildOutputs(files.map((file) => file.path));
+    // Files are read a batch at a time, concurrently (sequential reads leave the CPU idle), and chunked in order.
+    for (let from = 0; from < files.length; from += READ_BATCH) {
+      const batch = files.slice(from, from + READ_BATCH);
+      const texts = await mapConcurrent(batch, READ_BATCH, async (file) => {
+        const old = reusable?.get(file.path);
+        if (old && old.stamp.size === file.size && old.stamp.mtimeMs === file.mtimeMs) return old;
+        return readFile(join(root, file.path), 'utf8').catch(() => undefined);
+      });
+      for (const [i, file] of batch.entries()) {
+        const stamp = { size: file.size, mtimeMs: file.mtimeMs };
+        const text = texts[i];
+        if (typeof text === 'object') {
+          chunks.push(...text.chunks);
+          stamps.set(file.path, stamp);
+        } else if (text !== undefined) {
+          chunks.push(...(await chunkFile(file.path, text, { syntax: !outputs.has(file.path) })));
           stamps.set(file.path, stamp);
           rechunked++;
         }
+        options.onProgress?.(++done, files.length, chunks.length);
       }
-      options.onProgress?.(++done, files.length, chunks.length);
     }
     const removed = reusable ? [...reusable.keys()].filter((path) => !stamps.has(path)).length : 0;
     if (reusable && (rechunked > 0 || removed > 0))
@@ -297,6 +306,8 @@ export class CodeIndex {
   }
 }
 
+/** Files read at once while indexing. */
+const READ_BATCH = 64;
 const PROSE = new Set(['markdown', 'text']);
 const DECLARATION = /\.d\.[cm]?ts$/;
 const OUTPUT = /(\.d)?\.[cm]?[jt]s$/;
@@ -312,9 +323,12 @@ function buildOutputs(paths: Iterable<string>): Set<string> {
   const sources = new Set<string>();
   for (const path of all) {
     if (!SOURCE.test(path) || DECLARATION.test(path)) continue;
-    // Every suffix of the source's stem at a '/': src/v4/core/schemas → v4/core/schemas → core/schemas …
+    // Every suffix of the source's stem at a '/' (src/v4/core/schemas → v4/core/schemas → core/schemas …),
+    // and the stem without its `src` directory (pkg/src/index → pkg/index, for a package inside the tree).
     const parts = path.replace(SOURCE, '').split('/');
     for (let i = 0; i < parts.length; i++) sources.add(parts.slice(i).join('/'));
+    const src = parts.indexOf('src');
+    if (src > 0) sources.add(parts.filter((_, i) => i !== src).join('/'));
   }
   return new Set(
     all.filter(

@@ -28,6 +28,8 @@ export interface SearchServerOptions {
   watch?: boolean;
   /** A static embedding model (`--model DIR`): semantic and hybrid modes, hybrid by default. */
   model?: StaticModel;
+  /** The mode of a search that names none; default `hybrid` with a model, else `bm25`. */
+  mode?: SearchMode;
   /** Where `MCPKIT_SEARCH_CACHE_SIZE` is read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   log?: (message: string) => void;
@@ -306,12 +308,12 @@ export function createSearchServer(options: SearchServerOptions) {
   const search = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
     const query = typeof args.query === 'string' ? args.query.trim() : '';
     if (!query) throw new InputError('"query" must be a non-empty string');
-    const mode = args.mode ?? (options.model ? 'hybrid' : 'bm25');
+    const mode = args.mode ?? options.mode ?? (options.model ? 'hybrid' : 'bm25');
     if (!MODES.includes(mode as SearchMode))
       throw new InputError(`"mode" must be one of ${MODES.join(', ')}; got ${JSON.stringify(mode)}`);
     if (mode !== 'bm25' && !options.model && !warnedVectors) {
       warnedVectors = true;
-      log('no embedding vectors in this version: semantic and hybrid searches rank with bm25');
+      log('no embedding model (--model DIR): semantic and hybrid searches rank with bm25');
     }
     const topK = count(args.top_k);
     const index = await ready(await repoDir(args.repo), ctx);

@@ -54,21 +54,38 @@ export interface TokenizeOptions {
   stopwords?: boolean;
 }
 
+/** Tokens of a word seen before, per stopword setting: code repeats its identifiers, so most words hit. */
+const cache = [new Map<string, readonly string[]>(), new Map<string, readonly string[]>()] as const;
+const CACHE_LIMIT = 200_000;
+
 /** The tokens of a text, in order, repeats kept (term frequency matters to BM25). */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const dropStopwords = options.stopwords ?? true;
+  const seen = cache[dropStopwords ? 1 : 0];
   const out: string[] = [];
   for (const [word] of text.matchAll(WORD)) {
-    const parts = word.match(PARTS) ?? [word];
-    if (parts.length > 1) {
-      const whole = word.toLowerCase();
-      if (!(dropStopwords && STOPWORDS.has(whole))) out.push(whole);
+    let tokens = seen.get(word);
+    if (!tokens) {
+      tokens = wordTokens(word, dropStopwords);
+      if (seen.size >= CACHE_LIMIT) seen.clear();
+      seen.set(word, tokens);
     }
-    for (const part of parts) {
-      const lower = part.toLowerCase();
-      if (dropStopwords && STOPWORDS.has(lower)) continue;
-      out.push(stem(lower));
-    }
+    for (const token of tokens) out.push(token);
+  }
+  return out;
+}
+
+function wordTokens(word: string, dropStopwords: boolean): string[] {
+  const out: string[] = [];
+  const parts = word.match(PARTS) ?? [word];
+  if (parts.length > 1) {
+    const whole = word.toLowerCase();
+    if (!(dropStopwords && STOPWORDS.has(whole))) out.push(whole);
+  }
+  for (const part of parts) {
+    const lower = part.toLowerCase();
+    if (dropStopwords && STOPWORDS.has(lower)) continue;
+    out.push(stem(lower));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { mapConcurrent } from '../internal/concurrency.js';
 
 /** Directories that hold dependencies, builds or tool state: never code the user wrote. */
 const SKIPPED_DIRS = new Set([
@@ -50,11 +51,16 @@ export interface WalkedFile {
  */
 export async function walk(root: string, limit = MAX_FILES): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
+  let seen = 0;
+  // Directories are read one after another (the limit is checked in order); the files of one directory are
+  // stat'ed and sniffed for binaries concurrently, which is where the time goes.
   const visit = async (dir: string, rules: readonly { base: string; ig: Ignore }[]) => {
-    if (out.length >= limit) return;
+    if (seen >= limit) return;
     const local = await ignoreRules(dir);
     const active = local ? [...rules, { base: dir, ig: local }] : rules;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const files: string[] = [];
+    const dirs: string[] = [];
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = join(dir, entry.name);
       const isDir = entry.isDirectory();
@@ -65,18 +71,22 @@ export async function walk(root: string, limit = MAX_FILES): Promise<WalkedFile[
         )
       )
         continue;
-      if (isDir) {
-        await visit(full, active);
-        continue;
+      if (isDir) dirs.push(full);
+      else if (entry.isFile() && !SKIPPED_FILES.test(entry.name) && seen < limit) {
+        files.push(full);
+        seen++;
       }
-      if (!entry.isFile() || SKIPPED_FILES.test(entry.name) || out.length >= limit) continue;
-      const info = await stat(full).catch(() => undefined);
-      if (!info || info.size > MAX_BYTES || info.size === 0 || (await isBinary(full))) continue;
-      out.push({ path: relative(root, full).split(sep).join('/'), size: info.size, mtimeMs: info.mtimeMs });
     }
+    const found = await mapConcurrent(files, 32, async (full) => {
+      const info = await stat(full).catch(() => undefined);
+      if (!info || info.size > MAX_BYTES || info.size === 0 || (await isBinary(full))) return undefined;
+      return { path: relative(root, full).split(sep).join('/'), size: info.size, mtimeMs: info.mtimeMs };
+    });
+    for (const file of found) if (file) out.push(file);
+    for (const sub of dirs) await visit(sub, active);
   };
   await visit(root, []);
-  return out;
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 async function ignoreRules(dir: string): Promise<Ignore | undefined> {

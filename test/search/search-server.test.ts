@@ -114,7 +114,7 @@ describe('mcpkit search-server', () => {
     const hybrid = await call('search', { query: 'TtlCache', mode: 'hybrid', top_k: 1 });
     expect(textOf(hybrid)).toContain('1. src/cache.ts:1-5');
     await call('search', { query: 'TtlCache', mode: 'semantic', top_k: 1 });
-    expect(readStderr().match(/no embedding vectors/g)).toHaveLength(1);
+    expect(readStderr().match(/no embedding model \(--model DIR\)/g)).toHaveLength(1);
   });
 
   it('finds code related to a file and line, the chunk itself left out', async () => {
@@ -338,5 +338,25 @@ describe('static models (--model DIR)', () => {
     const refused = query('--mode', 'semantic');
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('--mode semantic needs --model DIR');
+  });
+
+  it('search-server --mode sets the mode of searches that name none; a call can still choose', async () => {
+    const dir = join(base, 'model-server');
+    await writeTinyModel(dir);
+    const { client: served } = await connectSearch([repo, '--model', dir, '--mode', 'semantic']);
+    try {
+      const search = async (args: Record<string, unknown>) =>
+        textOf(await served.callTool({ name: 'search', arguments: { top_k: 1, ...args } }));
+      expect(await search({ query: 'backoff' })).toContain('(mode=semantic)\n\n1. src/retry.ts:1-11');
+      expect(await search({ query: 'backoff', mode: 'bm25' })).toBe('No results found.');
+    } finally {
+      await served.close();
+    }
+    const { spawnSync } = await import('node:child_process');
+    const refused = spawnSync(process.execPath, [CLI, 'search-server', repo, '--mode', 'fuzzy'], {
+      encoding: 'utf8',
+    });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('--mode must be bm25, semantic or hybrid, got "fuzzy"');
   });
 });
