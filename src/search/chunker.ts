@@ -22,12 +22,18 @@ const require = createRequire(import.meta.url);
 let parser: Promise<Parser> | undefined;
 const languages = new Map<string, Promise<Language>>();
 
-async function parserFor(grammar: string): Promise<Parser> {
+/**
+ * The shared parser and a grammar, loaded once each. The caller sets the language and parses in one
+ * synchronous step: concurrent chunkFile calls share the parser, and an await between the two would let
+ * another call switch its language.
+ */
+async function grammarFor(grammar: string): Promise<{ parser: Parser; language: Language }> {
   parser ??= (async () => {
     const { Parser } = await import('web-tree-sitter');
     await Parser.init({ locateFile: () => require.resolve('web-tree-sitter/tree-sitter.wasm') });
     return new Parser();
   })();
+  // Grammars load only once the runtime is initialised.
   const ready = await parser;
   let language = languages.get(grammar);
   if (!language) {
@@ -36,8 +42,7 @@ async function parserFor(grammar: string): Promise<Parser> {
     );
     languages.set(grammar, language);
   }
-  ready.setLanguage(await language);
-  return ready;
+  return { parser: ready, language: await language };
 }
 
 /** Options for {@link chunkFile}. */
@@ -56,7 +61,9 @@ export async function chunkFile(path: string, text: string, options: ChunkOption
   const lines = text.split('\n');
   if (spec.grammar && spec.units && options.syntax !== false) {
     try {
-      const tree = (await parserFor(spec.grammar)).parse(text);
+      const { parser, language } = await grammarFor(spec.grammar);
+      parser.setLanguage(language);
+      const tree = parser.parse(text);
       if (tree) {
         const ranges = mergeTiny(splitNode(tree.rootNode, new Set(spec.units)));
         tree.delete();

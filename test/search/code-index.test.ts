@@ -79,6 +79,14 @@ describe('chunkFile', () => {
     expect(chunks[0]?.content).toContain('/** Matches a request path');
   });
 
+  it('chunks files of different languages concurrently as it does one by one (one shared parser)', async () => {
+    const paths = ['src/router.ts', 'lib/cache.py', 'cmd/server.go', 'src/url.ts'];
+    const one = [];
+    for (const path of paths) one.push(await chunkFile(path, files[path] as string));
+    const all = await Promise.all(paths.map((path) => chunkFile(path, files[path] as string)));
+    expect(all).toEqual(one);
+  });
+
   it('knows Python, Go and Markdown sections', async () => {
     const py = await chunkFile('lib/cache.py', files['lib/cache.py'] as string);
     // A unit of three lines or fewer joins its neighbour.
