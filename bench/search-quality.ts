@@ -6,6 +6,7 @@
 // case-insensitive, files by match count) runs on the same queries in the same run as the baseline.
 //
 //   tsx bench/search-quality.ts [--verbose] [--ablate]     (--ablate: each ranking signal switched off in turn)
+// A suite may name its directory under node_modules (`"root": "zod/src"`); by default it is the package.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,6 +21,7 @@ interface Query {
 }
 interface Suite {
   package: string;
+  root?: string;
   language: string;
   queries: Query[];
 }
@@ -27,7 +29,10 @@ interface Suite {
 const verbose = process.argv.includes('--verbose');
 const ablate = process.argv.includes('--ablate');
 const K = 10;
-const fixtures = fileURLToPath(new URL('./fixtures/search-quality/', import.meta.url));
+// SEARCH_QUALITY_FIXTURES=DIR: another set of labelled queries in the same format (your own repository's).
+const fixtures =
+  process.env.SEARCH_QUALITY_FIXTURES ??
+  fileURLToPath(new URL('./fixtures/search-quality/', import.meta.url));
 const modules = fileURLToPath(new URL('../node_modules/', import.meta.url));
 const suites: Suite[] = readdirSync(fixtures)
   .filter((f) => f.endsWith('.json'))
@@ -106,7 +111,7 @@ const ABLATIONS: Array<[string, Partial<RankingWeights>]> = [
 ];
 
 for (const suite of suites) {
-  const root = join(modules, suite.package);
+  const root = join(modules, suite.root ?? suite.package);
   const index = await CodeIndex.build(root, { saved: false });
   const modes: SearchMode[] = index.hasVectors ? ['bm25', 'semantic', 'hybrid'] : ['bm25'];
   for (const mode of modes) {

@@ -47,6 +47,8 @@ export interface RankingWeights {
   sameFile: number;
   /** Build output (`.js`, `.cjs`, `.d.ts` …) of a TypeScript source that is indexed too. */
   twin: number;
+  /** Legacy code: `legacy/`, `compat`, `deprecated` paths, and an older `vN/` beside a newer one. */
+  legacy: number;
   /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
   docs: number;
   /** Other matching chunks of the same file: × (1 + coherence × their share of the best file's sum). */
@@ -56,12 +58,13 @@ export interface RankingWeights {
 /** The weights search uses unless told otherwise. */
 export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   definition: 0.6,
-  path: 0.4,
+  path: 0.8,
   test: 0.6,
   declaration: 0.7,
   sameFile: 0.7,
   twin: 0.5,
   docs: 0.4,
+  legacy: 0.6,
   coherence: 0,
 };
 
@@ -79,6 +82,8 @@ export class CodeIndex {
   private readonly vectors = new Map<Chunk, Float32Array>();
   /** Files that are build output of an indexed TypeScript source (zod's `v4/core/schemas.js` of `src/v4/core/schemas.ts`). */
   private readonly twins: ReadonlySet<string>;
+  /** Files of legacy code (see {@link RankingWeights.legacy}). */
+  private readonly legacy: ReadonlySet<string>;
 
   private constructor(
     readonly root: string,
@@ -107,6 +112,7 @@ export class CodeIndex {
       this.byFile.set(chunk.path, list);
     }
     this.twins = buildOutputs(stamps.keys());
+    this.legacy = legacyFiles(stamps.keys());
   }
 
   /** How many files are indexed. */
@@ -263,6 +269,7 @@ export class CodeIndex {
         .map((w) => w.toLowerCase()),
     );
     const wantsTests = /\btests?\b|\bspec\b/i.test(query);
+    const wantsLegacy = /\b(legacy|compat\w*|deprecated|old|v\d+)\b/i.test(query);
     const wantsDocs = /\b(docs?|documentation|readme|changelog|guide|history)\b/i.test(query);
     const candidates = topK(raw, Math.max(limit * 10, 50));
     // File coherence: how much of the candidates' score each file gathers besides its best chunk.
@@ -278,12 +285,14 @@ export class CodeIndex {
       const chunk = this.chunks[doc] as Chunk;
       if (chunk === exclude) return [];
       let value = score;
-      if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()))) value *= 1 + weights.definition;
+      if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()) || identifiers.has(bareName(s))))
+        value *= 1 + weights.definition;
       const pathTokens = new Set(tokenize(chunk.path));
       let pathHits = 0;
       for (const token of queryTokens) if (pathTokens.has(token)) pathHits++;
       if (queryTokens.size > 0) value *= 1 + (weights.path * pathHits) / queryTokens.size;
       if (!wantsTests && TEST_PATH.test(chunk.path)) value *= weights.test;
+      if (!wantsLegacy && this.legacy.has(chunk.path)) value *= weights.legacy;
       if (DECLARATION.test(chunk.path)) value *= weights.declaration;
       if (this.twins.has(chunk.path)) value *= weights.twin;
       if (!wantsDocs && PROSE.has(chunk.language)) value *= weights.docs;
@@ -337,6 +346,42 @@ function buildOutputs(paths: Iterable<string>): Set<string> {
         (DECLARATION.test(path) || !SOURCE.test(path)) &&
         sources.has(path.replace(OUTPUT, '')),
     ),
+  );
+}
+
+/** A defined name as queries may spell it: a query for `ZodType` finds `$ZodType` (and `_cache`, `cache`). */
+const bareName = (name: string) => name.replace(/^[$_]+/, '').toLowerCase();
+
+const LEGACY = /(^|\/)(legacy|deprecated)(\/|[._-])|(^|\/)compat(\/|\.[a-z]+$)/i;
+const VERSION_DIR = /^v(\d+)$/;
+
+/**
+ * Legacy code by its path: a `legacy`, `deprecated` or `compat` directory or file, and a version directory
+ * (`v3/`) that has a newer sibling (`v4/`): zod keeps its v3 API beside v4.
+ */
+function legacyFiles(paths: Iterable<string>): Set<string> {
+  const all = [...paths];
+  const newest = new Map<string, number>(); // parent dir → highest vN under it
+  for (const path of all) {
+    const parts = path.split('/');
+    parts.pop();
+    parts.forEach((part, i) => {
+      const version = VERSION_DIR.exec(part);
+      if (!version) return;
+      const parent = parts.slice(0, i).join('/');
+      newest.set(parent, Math.max(newest.get(parent) ?? 0, Number(version[1])));
+    });
+  }
+  return new Set(
+    all.filter((path) => {
+      if (LEGACY.test(path)) return true;
+      const parts = path.split('/');
+      parts.pop();
+      return parts.some((part, i) => {
+        const version = VERSION_DIR.exec(part);
+        return version !== null && Number(version[1]) < (newest.get(parts.slice(0, i).join('/')) ?? 0);
+      });
+    }),
   );
 }
 

@@ -178,4 +178,28 @@ describe('CodeIndex', () => {
       await rm(pkg, { recursive: true, force: true });
     }
   });
+
+  it('finds `$Name` for a query of `Name`, and puts an older vN/ API and compat code below the current one', async () => {
+    const pkg = await mkdtemp(join(tmpdir(), 'mcpkit-search-legacy-'));
+    try {
+      const layout: Record<string, string> = {
+        'src/v3/core.ts': 'export class ParseStatus {\n  dirty() {\n    return 1;\n  }\n}\n',
+        'src/v4/core.ts': 'export class $ParseStatus {\n  dirty() {\n    return 2;\n  }\n}\n',
+        'src/v4/compat.ts': 'export class ParseStatus {\n  dirty() {\n    return 3;\n  }\n}\n',
+      };
+      for (const [path, content] of Object.entries(layout)) {
+        await mkdir(join(pkg, path, '..'), { recursive: true });
+        await writeFile(join(pkg, path), content);
+      }
+      const built = await CodeIndex.build(pkg, { saved: false });
+      const order = (query: string, ranking = {}) =>
+        built.search(query, 3, 'bm25', ranking).map((h) => h.chunk.path);
+      expect(order('ParseStatus')[0]).toBe('src/v4/core.ts');
+      expect(order('ParseStatus', { legacy: 1 })[0]).not.toBe('src/v4/core.ts');
+      // Asking for the old API by name lifts the penalty.
+      expect(order('v3 ParseStatus')[0]).toBe('src/v3/core.ts');
+    } finally {
+      await rm(pkg, { recursive: true, force: true });
+    }
+  });
 });
