@@ -112,7 +112,10 @@ const ABLATIONS: Array<[string, Partial<RankingWeights>]> = [
 
 for (const suite of suites) {
   const root = join(modules, suite.root ?? suite.package);
-  const index = await CodeIndex.build(root, { saved: false });
+  const index = await CodeIndex.build(root, {
+    saved: false,
+    ...(process.env.VECTORS === 'none' ? { vectors: 'none' as const } : {}),
+  });
   const modes: SearchMode[] = index.hasVectors ? ['bm25', 'semantic', 'hybrid'] : ['bm25'];
   for (const mode of modes) {
     const scores = suite.queries.map((q) => {

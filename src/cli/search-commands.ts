@@ -18,16 +18,23 @@ interface ServerFlags {
   allowPath: string[];
   model?: string;
   mode?: string;
+  /** commander's `--no-vectors`: false when given. */
+  vectors: boolean;
 }
 
-/** `--mode` checked: a known mode, and a model for the two that need one. */
-function modeFlag(mode: string | undefined, model: string | undefined): SearchMode {
-  const chosen = mode ?? (model ? 'hybrid' : 'bm25');
+/** `--mode` checked: a known mode, and vectors for the two that need them. */
+function modeFlag(flags: { mode?: string; model?: string; vectors: boolean }): SearchMode {
+  const hasVectors = flags.vectors || flags.model !== undefined;
+  const chosen = flags.mode ?? (hasVectors ? 'hybrid' : 'bm25');
   if (!['bm25', 'semantic', 'hybrid'].includes(chosen))
     usage(`--mode must be bm25, semantic or hybrid, got "${chosen}"`);
-  if (chosen !== 'bm25' && !model) usage(`--mode ${chosen} needs --model DIR (a static embedding model)`);
+  if (chosen !== 'bm25' && !hasVectors)
+    usage(`--mode ${chosen} needs vectors: drop --no-vectors or give --model DIR`);
   return chosen as SearchMode;
 }
+
+const NO_VECTORS =
+  'bm25 only: no vectors learned from the code (faster to index; semantic and hybrid unavailable)';
 
 /** `mcpkit search-server`, `mcpkit query`, `mcpkit index`: code search over a repository. */
 export function registerSearchCommands(program: Command, io: CliIO): void {
@@ -43,14 +50,16 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       '--model <dir>',
       'a model2vec-format static model (tokenizer.json + model.safetensors) for semantic search',
     )
-    .option('--mode <mode>', 'the mode of a search that names none: bm25, semantic or hybrid')
+    .option('--mode <mode>', 'the mode of a search that names none: hybrid (default), semantic or bm25')
+    .option('--no-vectors', NO_VECTORS)
     .action(async (path: string | undefined, flags: ServerFlags) => {
       if (flags.transport === 'sse') usage('search-server serves stdio or http');
-      const mode = modeFlag(flags.mode, flags.model);
+      const mode = modeFlag(flags);
       const root = resolve(io.cwd, path ?? '.');
       const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
       const server = createSearchServer({
         ...(model ? { model } : {}),
+        ...(flags.vectors ? {} : { vectors: 'none' as const }),
         mode,
         root,
         allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
@@ -66,20 +75,23 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .argument('<path>', 'the repository')
     .argument('<query>', 'what to look for')
     .option('--top-k <n>', 'how many results', positiveInteger('--top-k'), 5)
-    .option('--mode <mode>', 'bm25, semantic or hybrid (default: hybrid with --model, else bm25)')
+    .option('--mode <mode>', 'hybrid (default), semantic or bm25')
     .option('--model <dir>', 'a model2vec-format static model for semantic and hybrid search')
+    .option('--no-vectors', NO_VECTORS)
     .option('--json', 'print the results as JSON')
     .action(
       async (
         path: string,
         query: string,
-        flags: { topK: number; mode?: string; model?: string; json?: boolean },
+        flags: { topK: number; mode?: string; model?: string; vectors: boolean; json?: boolean },
       ) => {
-        const mode = modeFlag(flags.mode, flags.model);
+        const mode = modeFlag(flags);
         if (query.trim() === '') usage('query: the query must not be empty');
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
         const index = await CodeIndex.build(resolve(io.cwd, path), {
           ...(model ? { model } : {}),
+          // bm25 alone needs no vectors: skip learning them.
+          ...(mode === 'bm25' ? { vectors: 'none' as const } : {}),
           onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
         });
         const hits = index.search(query, flags.topK, mode);
@@ -106,6 +118,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       // From scratch: this is how a stale or foreign saved index gets replaced.
       const index = await CodeIndex.build(resolve(io.cwd, path), {
         saved: false,
+        // The saved file holds chunks; vectors are learned again at load (they are fast to learn, large to store).
+        vectors: 'none',
         onProgress: (done, total, chunks) => {
           if (tty && (done % 50 === 0 || done === total))
             io.err(

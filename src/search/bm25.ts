@@ -12,7 +12,8 @@ export interface Bm25Options {
 
 /** One document to index: its fields, each with a weight (a name counts more than a long description). */
 export interface Bm25Document {
-  fields: readonly { text: string; weight?: number }[];
+  /** `tokens`, when given, are used as the field's terms instead of tokenizing `text` (a caller that needs them too). */
+  fields: readonly { text: string; weight?: number; tokens?: readonly string[] }[];
 }
 
 /** A scored hit: the document's position in the array given to the index. */
@@ -54,7 +55,7 @@ export class Bm25Index {
       let length = 0;
       for (const field of document.fields) {
         const weight = field.weight ?? 1;
-        for (const term of this.tokenizer(field.text)) {
+        for (const term of field.tokens ?? this.tokenizer(field.text)) {
           counts.set(term, (counts.get(term) ?? 0) + weight);
           length += weight;
         }

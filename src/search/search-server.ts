@@ -28,8 +28,10 @@ export interface SearchServerOptions {
   watch?: boolean;
   /** A static embedding model (`--model DIR`): semantic and hybrid modes, hybrid by default. */
   model?: StaticModel;
-  /** The mode of a search that names none; default `hybrid` with a model, else `bm25`. */
+  /** The mode of a search that names none; default `hybrid` (`bm25` with vectors off). */
   mode?: SearchMode;
+  /** `none`: no corpus vectors (bm25 only, faster to build); default `corpus` (ignored with a model). */
+  vectors?: 'corpus' | 'none';
   /** Where `MCPKIT_SEARCH_CACHE_SIZE` is read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   log?: (message: string) => void;
@@ -198,6 +200,7 @@ export function createSearchServer(options: SearchServerOptions) {
     const started = performance.now();
     const buildOptions = {
       ...(options.model ? { model: options.model } : {}),
+      ...(options.vectors ? { vectors: options.vectors } : {}),
       onWarning: log,
       onProgress: (done: number, total: number) => {
         progress.done = done;
@@ -308,16 +311,17 @@ export function createSearchServer(options: SearchServerOptions) {
   const search = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
     const query = typeof args.query === 'string' ? args.query.trim() : '';
     if (!query) throw new InputError('"query" must be a non-empty string');
-    const mode = args.mode ?? options.mode ?? (options.model ? 'hybrid' : 'bm25');
-    if (!MODES.includes(mode as SearchMode))
-      throw new InputError(`"mode" must be one of ${MODES.join(', ')}; got ${JSON.stringify(mode)}`);
-    if (mode !== 'bm25' && !options.model && !warnedVectors) {
-      warnedVectors = true;
-      log('no embedding model (--model DIR): semantic and hybrid searches rank with bm25');
-    }
+    if (args.mode !== undefined && !MODES.includes(args.mode as SearchMode))
+      throw new InputError(`"mode" must be one of ${MODES.join(', ')}; got ${JSON.stringify(args.mode)}`);
     const topK = count(args.top_k);
     const index = await ready(await repoDir(args.repo), ctx);
-    const used: SearchMode = options.model ? (mode as SearchMode) : 'bm25';
+    const mode =
+      (args.mode as SearchMode | undefined) ?? options.mode ?? (index.hasVectors ? 'hybrid' : 'bm25');
+    if (mode !== 'bm25' && !index.hasVectors && !warnedVectors) {
+      warnedVectors = true;
+      log('vectors are off (--no-vectors): semantic and hybrid searches rank with bm25');
+    }
+    const used: SearchMode = index.hasVectors ? mode : 'bm25';
     const hits = index.search(query, topK, used);
     if (hits.length === 0) return text('No results found.');
     return text(formatResults(`Search results for: ${JSON.stringify(query)} (mode=${used})`, hits));

@@ -43,12 +43,27 @@ const files: Record<string, string | Buffer> = {
   'app.min.js': 'var a=1;',
 };
 
+async function writeTree(dir: string, layout: Record<string, string | Buffer>): Promise<void> {
+  for (const [path, content] of Object.entries(layout)) {
+    await mkdir(join(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+}
+
+/** An index of a temp dir holding `layout`, for one test; the dir is removed after. */
+async function withIndex(layout: Record<string, string>, use: (index: CodeIndex) => void): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'mcpkit-search-tree-'));
+  try {
+    await writeTree(dir, layout);
+    use(await CodeIndex.build(dir, { saved: false }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'mcpkit-search-'));
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(join(root, path, '..'), { recursive: true });
-    await writeFile(join(root, path), content);
-  }
+  await writeTree(root, files);
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -143,63 +158,45 @@ describe('CodeIndex', () => {
   });
 
   it("ranks a package's TypeScript source above its build output, and code above prose", async () => {
-    const pkg = await mkdtemp(join(tmpdir(), 'mcpkit-search-pkg-'));
-    try {
-      const source = 'export function refineSchema(check: (v: unknown) => boolean) {\n  return check;\n}\n';
-      const compiled = 'export function refineSchema(check) {\n  return check;\n}\n';
-      const layout: Record<string, string> = {
-        'src/v4/refine.ts': source,
-        'v4/refine.js': compiled,
-        'v4/refine.cjs': compiled,
-        'v4/refine.d.ts': 'export declare function refineSchema(check: (v: unknown) => boolean): unknown;\n',
-        'README.md': '# refineSchema\n\nUse refineSchema to refine a schema with a check.\n',
-      };
-      for (const [path, content] of Object.entries(layout)) {
-        await mkdir(join(pkg, path, '..'), { recursive: true });
-        await writeFile(join(pkg, path), content);
-      }
-      const built = await CodeIndex.build(pkg, { saved: false });
-      const order = (query: string, ranking = {}) => [
-        ...new Set(built.search(query, 10, 'bm25', ranking).map((h) => h.chunk.path)),
-      ];
+    const compiled = 'export function refineSchema(check) {\n  return check;\n}\n';
+    const layout = {
+      'src/v4/refine.ts':
+        'export function refineSchema(check: (v: unknown) => boolean) {\n  return check;\n}\n',
+      'v4/refine.js': compiled,
+      'v4/refine.cjs': compiled,
+      'v4/refine.d.ts': 'export declare function refineSchema(check: (v: unknown) => boolean): unknown;\n',
+      'README.md': '# refineSchema\n\nUse refineSchema to refine a schema with a check.\n',
+    };
+    await withIndex(layout, (built) => {
+      const order = (query: string) => [...new Set(built.search(query, 10, 'bm25').map((h) => h.chunk.path))];
       expect(order('refineSchema')[0]).toBe('src/v4/refine.ts');
       const prose = order('refine a schema with a check');
       expect(prose[0]).toBe('src/v4/refine.ts');
       expect(prose.indexOf('README.md')).toBeGreaterThan(prose.indexOf('v4/refine.js'));
       // Asking for docs lifts the prose penalty.
       expect(order('readme: refine a schema with a check').indexOf('README.md')).toBeLessThan(
-        order('refine a schema with a check').indexOf('README.md'),
+        prose.indexOf('README.md'),
       );
       // Build output is cut in line windows, unparsed: it defines no symbols of its own.
       expect(built.chunkAt('src/v4/refine.ts', 1)?.symbols).toEqual(['refineSchema']);
       expect(built.chunkAt('v4/refine.js', 1)?.symbols).toEqual([]);
       expect(built.chunkAt('v4/refine.d.ts', 1)?.symbols).toEqual([]);
-    } finally {
-      await rm(pkg, { recursive: true, force: true });
-    }
+    });
   });
 
   it('finds `$Name` for a query of `Name`, and puts an older vN/ API and compat code below the current one', async () => {
-    const pkg = await mkdtemp(join(tmpdir(), 'mcpkit-search-legacy-'));
-    try {
-      const layout: Record<string, string> = {
-        'src/v3/core.ts': 'export class ParseStatus {\n  dirty() {\n    return 1;\n  }\n}\n',
-        'src/v4/core.ts': 'export class $ParseStatus {\n  dirty() {\n    return 2;\n  }\n}\n',
-        'src/v4/compat.ts': 'export class ParseStatus {\n  dirty() {\n    return 3;\n  }\n}\n',
-      };
-      for (const [path, content] of Object.entries(layout)) {
-        await mkdir(join(pkg, path, '..'), { recursive: true });
-        await writeFile(join(pkg, path), content);
-      }
-      const built = await CodeIndex.build(pkg, { saved: false });
+    const layout = {
+      'src/v3/core.ts': 'export class ParseStatus {\n  dirty() {\n    return 1;\n  }\n}\n',
+      'src/v4/core.ts': 'export class $ParseStatus {\n  dirty() {\n    return 2;\n  }\n}\n',
+      'src/v4/compat.ts': 'export class ParseStatus {\n  dirty() {\n    return 3;\n  }\n}\n',
+    };
+    await withIndex(layout, (built) => {
       const order = (query: string, ranking = {}) =>
         built.search(query, 3, 'bm25', ranking).map((h) => h.chunk.path);
       expect(order('ParseStatus')[0]).toBe('src/v4/core.ts');
       expect(order('ParseStatus', { legacy: 1 })[0]).not.toBe('src/v4/core.ts');
       // Asking for the old API by name lifts the penalty.
       expect(order('v3 ParseStatus')[0]).toBe('src/v3/core.ts');
-    } finally {
-      await rm(pkg, { recursive: true, force: true });
-    }
+    });
   });
 });

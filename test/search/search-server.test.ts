@@ -11,7 +11,6 @@ let base: string;
 let repo: string;
 let other: string;
 let client: Client;
-let readStderr: () => string = () => '';
 
 const textOf = (result: { content?: unknown }) =>
   ((result.content as { text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('');
@@ -74,7 +73,6 @@ beforeAll(async () => {
   );
   const connected = await connectSearch([repo, '--allow-path', other]);
   client = connected.client;
-  readStderr = connected.log;
 }, 30_000);
 
 afterAll(async () => {
@@ -101,7 +99,7 @@ describe('mcpkit search-server', () => {
     const text = textOf(result);
     expect(result.isError).toBeFalsy();
     expect(text.split('\n').slice(0, 4)).toEqual([
-      'Search results for: "retry a failing call with backoff" (mode=bm25)',
+      'Search results for: "retry a failing call with backoff" (mode=hybrid)',
       '',
       '1. src/retry.ts:1-11 (score=1.000)',
       '```typescript',
@@ -110,11 +108,20 @@ describe('mcpkit search-server', () => {
     expect(text).toMatch(/\n2\. test\/retry\.test\.ts:1-2 \(score=0\.\d{3}\)/);
   });
 
-  it('falls back to bm25 for semantic and hybrid, with one warning on stderr', async () => {
-    const hybrid = await call('search', { query: 'TtlCache', mode: 'hybrid', top_k: 1 });
-    expect(textOf(hybrid)).toContain('1. src/cache.ts:1-5');
-    await call('search', { query: 'TtlCache', mode: 'semantic', top_k: 1 });
-    expect(readStderr().match(/no embedding model \(--model DIR\)/g)).toHaveLength(1);
+  it('learns vectors from the code: semantic search ranks by them; --no-vectors falls back to bm25 with one warning', async () => {
+    const semantic = textOf(await call('search', { query: 'TtlCache', mode: 'semantic', top_k: 1 }));
+    expect(semantic).toContain('(mode=semantic)\n\n1. src/cache.ts:1-5');
+    const { client: plain, log } = await connectSearch([repo, '--no-vectors']);
+    try {
+      const hybrid = textOf(
+        await plain.callTool({ name: 'search', arguments: { query: 'TtlCache', mode: 'hybrid', top_k: 1 } }),
+      );
+      expect(hybrid).toContain('(mode=bm25)\n\n1. src/cache.ts:1-5');
+      await plain.callTool({ name: 'search', arguments: { query: 'TtlCache', mode: 'semantic', top_k: 1 } });
+      expect(log().match(/vectors are off \(--no-vectors\)/g)).toHaveLength(1);
+    } finally {
+      await plain.close();
+    }
   });
 
   it('finds code related to a file and line, the chunk itself left out', async () => {
@@ -335,9 +342,9 @@ describe('static models (--model DIR)', () => {
       'Search results for: "backoff" (mode=semantic)\n\n1. src/retry.ts:1-11',
     );
     expect(query('--model', dir).stdout).toContain('(mode=hybrid)\n\n1. src/retry.ts:1-11');
-    const refused = query('--mode', 'semantic');
+    const refused = query('--mode', 'semantic', '--no-vectors');
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toContain('--mode semantic needs --model DIR');
+    expect(refused.stderr).toContain('--mode semantic needs vectors: drop --no-vectors or give --model DIR');
   });
 
   it('search-server --mode sets the mode of searches that name none; a call can still choose', async () => {
