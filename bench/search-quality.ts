@@ -5,7 +5,7 @@
 // package, then the mean of the packages. ripgrep as agents use it (the whole query as a fixed string,
 // case-insensitive, files by match count) runs on the same queries in the same run as the baseline.
 //
-//   tsx bench/search-quality.ts [--verbose] [--ablate]     (--ablate: each ranking signal switched off in turn)
+//   tsx bench/search-quality.ts [--verbose] [--ablate]     (--ablate: each ranking signal switched off in turn, default mode)
 // A suite may name its directory under node_modules (`"root": "zod/src"`); by default it is the package.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -100,13 +100,15 @@ const note = (pkg: string, column: string, value: number) => {
 };
 
 const ABLATIONS: Array<[string, Partial<RankingWeights>]> = [
-  ['no stack', { definition: 0, path: 0, test: 1, declaration: 1, sameFile: 1, twin: 1 }],
+  ['no stack', { definition: 0, path: 0, test: 1, declaration: 1, sameFile: 1, twin: 1, legacy: 1, docs: 1 }],
   ['-definition', { definition: 0 }],
   ['-path', { path: 0 }],
   ['-test', { test: 1 }],
   ['-d.ts', { declaration: 1 }],
   ['-diversity', { sameFile: 1 }],
   ['-twin', { twin: 1 }],
+  ['-legacy', { legacy: 1 }],
+  ['-docs', { docs: 1 }],
   ...(process.env.TRY ? (JSON.parse(process.env.TRY) as Array<[string, Partial<RankingWeights>]>) : []),
 ];
 
@@ -124,7 +126,7 @@ for (const suite of suites) {
       const cat = byCategory.get(q.category) ?? {};
       cat[mode] = [...(cat[mode] ?? []), score];
       byCategory.set(q.category, cat);
-      if (verbose && mode === 'bm25' && score < 1)
+      if (verbose && mode === (process.env.VERBOSE_MODE ?? 'hybrid') && score < 1)
         console.log(
           `  ${suite.package} ${score.toFixed(2)} ${JSON.stringify(q.query)} → ${files.slice(0, 4).join(', ')}`,
         );
@@ -137,7 +139,11 @@ for (const suite of suites) {
       note(
         suite.package,
         name,
-        mean(suite.queries.map((q) => ndcg(filesOf(index, q.query, 'bm25', weights), wantedOf(q)))),
+        mean(
+          suite.queries.map((q) =>
+            ndcg(filesOf(index, q.query, index.hasVectors ? 'hybrid' : 'bm25', weights), wantedOf(q)),
+          ),
+        ),
       );
   if (hasRg) {
     const scores = suite.queries.map((q) => ndcg(ripgrep(root, q.query), wantedOf(q)));
