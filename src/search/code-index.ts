@@ -185,6 +185,12 @@ export class CodeIndex {
     if (options.model) return new CodeIndex(root, chunks, stamps, options.model);
     const terms = chunks.map(termsOf);
     if (options.vectors === 'none') return new CodeIndex(root, chunks, stamps, undefined, undefined, terms);
+    if (chunks.length > MAX_VECTOR_CHUNKS) {
+      options.onWarning?.(
+        `${chunks.length} chunks is more than corpus vectors are learned for (${MAX_VECTOR_CHUNKS}); searching with bm25 only`,
+      );
+      return new CodeIndex(root, chunks, stamps, undefined, undefined, terms);
+    }
     const corpus = await CorpusVectors.build(terms.map((t) => [...t.symbols, ...t.path, ...t.content]));
     const known = new Map(chunks.map((chunk, i) => [chunk, corpus.documents[i] as Float32Array]));
     const embedder = { encode: (text: string) => corpus.encode(tokenize(text)) };
@@ -340,6 +346,9 @@ export class CodeIndex {
     return diverse.slice(0, limit);
   }
 }
+
+/** Above this many chunks, learning vectors would take minutes and gigabytes: bm25 only. */
+const MAX_VECTOR_CHUNKS = 150_000;
 
 /** Files read at once while indexing. */
 const READ_BATCH = 64;
