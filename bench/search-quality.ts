@@ -100,7 +100,20 @@ const note = (pkg: string, column: string, value: number) => {
 };
 
 const ABLATIONS: Array<[string, Partial<RankingWeights>]> = [
-  ['no stack', { definition: 0, path: 0, test: 1, declaration: 1, sameFile: 1, twin: 1, legacy: 1, docs: 1 }],
+  [
+    'no stack',
+    {
+      definition: 0,
+      path: 0,
+      test: 1,
+      declaration: 1,
+      sameFile: 1,
+      twin: 1,
+      legacy: 1,
+      docs: 1,
+      examples: 1,
+    },
+  ],
   ['-definition', { definition: 0 }],
   ['-path', { path: 0 }],
   ['-test', { test: 1 }],
@@ -109,6 +122,7 @@ const ABLATIONS: Array<[string, Partial<RankingWeights>]> = [
   ['-twin', { twin: 1 }],
   ['-legacy', { legacy: 1 }],
   ['-docs', { docs: 1 }],
+  ['-examples', { examples: 1 }],
   ...(process.env.TRY ? (JSON.parse(process.env.TRY) as Array<[string, Partial<RankingWeights>]>) : []),
 ];
 

@@ -55,6 +55,8 @@ export interface RankingWeights {
   twin: number;
   /** Legacy code: `legacy/`, `compat`, `deprecated` paths, and an older `vN/` beside a newer one. */
   legacy: number;
+  /** Examples, demos and benchmarks, unless the query asks for them. */
+  examples: number;
   /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
   docs: number;
   /** Other matching chunks of the same file: × (1 + coherence × their share of the best file's sum). */
@@ -70,6 +72,7 @@ export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   sameFile: 0.7,
   twin: 0.5,
   docs: 0.4,
+  examples: 0.6,
   legacy: 0.6,
   coherence: 0,
 };
@@ -301,6 +304,7 @@ export class CodeIndex {
         .map((w) => w.toLowerCase()),
     );
     const wantsTests = /\btests?\b|\bspec\b/i.test(query);
+    const wantsExamples = /\b(examples?|demos?|samples?|bench\w*)\b/i.test(query);
     const wantsLegacy = /\b(legacy|compat\w*|deprecated|old|v\d+)\b/i.test(query);
     const wantsDocs = /\b(docs?|documentation|readme|changelog|guide|history)\b/i.test(query);
     const candidates = topK(raw, Math.max(limit * 10, 50));
@@ -325,6 +329,7 @@ export class CodeIndex {
       if (queryTokens.size > 0) value *= 1 + (weights.path * pathHits) / queryTokens.size;
       if (!wantsTests && TEST_PATH.test(chunk.path)) value *= weights.test;
       if (!wantsLegacy && this.legacy.has(chunk.path)) value *= weights.legacy;
+      if (!wantsExamples && EXAMPLE_PATH.test(chunk.path)) value *= weights.examples;
       if (DECLARATION.test(chunk.path)) value *= weights.declaration;
       if (this.twins.has(chunk.path)) value *= weights.twin;
       if (!wantsDocs && PROSE.has(chunk.language)) value *= weights.docs;
@@ -352,6 +357,7 @@ const MAX_VECTOR_CHUNKS = 150_000;
 
 /** Files read at once while indexing. */
 const READ_BATCH = 64;
+const EXAMPLE_PATH = /(^|\/)(examples?|demos?|samples?|benchmarks?|bench)(\/|$)/i;
 const PROSE = new Set(['markdown', 'text']);
 const DECLARATION = /\.d\.[cm]?ts$/;
 const OUTPUT = /(\.d)?\.[cm]?[jt]s$/;

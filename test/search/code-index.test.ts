@@ -184,17 +184,20 @@ describe('CodeIndex', () => {
     });
   });
 
-  it('finds `$Name` for a query of `Name`, and puts an older vN/ API and compat code below the current one', async () => {
+  it('finds `$Name` for a query of `Name`; an older vN/ API, compat code and examples rank below the current one', async () => {
     const layout = {
       'src/v3/core.ts': 'export class ParseStatus {\n  dirty() {\n    return 1;\n  }\n}\n',
       'src/v4/core.ts': 'export class $ParseStatus {\n  dirty() {\n    return 2;\n  }\n}\n',
       'src/v4/compat.ts': 'export class ParseStatus {\n  dirty() {\n    return 3;\n  }\n}\n',
+      'examples/status.ts': 'export class ParseStatus {\n  dirty() {\n    return 4;\n  }\n}\n',
     };
     await withIndex(layout, (built) => {
       const order = (query: string, ranking = {}) =>
         built.search(query, 3, 'bm25', ranking).map((h) => h.chunk.path);
       expect(order('ParseStatus')[0]).toBe('src/v4/core.ts');
       expect(order('ParseStatus', { legacy: 1 })[0]).not.toBe('src/v4/core.ts');
+      expect(order('ParseStatus', { examples: 1 })[0]).toBe('examples/status.ts');
+      expect(order('example of ParseStatus')[0]).toBe('examples/status.ts');
       // Asking for the old API by name lifts the penalty.
       expect(order('v3 ParseStatus')[0]).toBe('src/v3/core.ts');
     });
