@@ -5,7 +5,6 @@
  * exact name still scores above its parts.
  */
 
-const WORD = /[\p{L}\p{N}]+/gu;
 const PARTS = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{L}+/gu;
 
 /** Words too common to tell documents apart. */
@@ -63,7 +62,16 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const dropStopwords = options.stopwords ?? true;
   const seen = cache[dropStopwords ? 1 : 0];
   const out: string[] = [];
-  for (const [word] of text.matchAll(WORD)) {
+  // A hand scan for words (runs of letters and digits): matchAll would allocate a match per word, and
+  // this runs over every line of a repository. ASCII is decided by code; anything else by WORD_CHAR.
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && !isWordAt(text, i)) i += widthAt(text, i);
+    const start = i;
+    while (i < n && isWordAt(text, i)) i += widthAt(text, i);
+    if (i === start) continue;
+    const word = text.slice(start, i);
     let tokens = seen.get(word);
     if (!tokens) {
       tokens = wordTokens(word, dropStopwords);
@@ -73,6 +81,21 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     for (const token of tokens) out.push(token);
   }
   return out;
+}
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+function isWordAt(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (code < 128)
+    return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
+  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(at) as number));
+}
+
+/** 2 at the start of a surrogate pair (one character outside the BMP), else 1. */
+function widthAt(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code >= 0xd800 && code <= 0xdbff && at + 1 < text.length ? 2 : 1;
 }
 
 function wordTokens(word: string, dropStopwords: boolean): string[] {

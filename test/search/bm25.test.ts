@@ -8,6 +8,18 @@ describe('tokenize', () => {
     expect(tokenize('get-HTTPResponse2')).toEqual(['get', 'httpresponse2', 'http', 'respons', '2']);
   });
 
+  it('reads words in any script, characters outside the BMP included, and splits at everything else', () => {
+    expect(tokenize('café→naïve 日本語 x𝔸y 😀emoji', { stopwords: false })).toEqual([
+      'café',
+      'naïv',
+      '日本語',
+      'x𝔸y',
+      'x',
+      '𝔸y',
+      'emoji',
+    ]);
+  });
+
   it('drops stopwords and folds plural, -ing and -ed', () => {
     expect(tokenize('Creating the issues for my repositories')).toEqual(['creat', 'issu', 'repository']);
     expect(tokenize('create an issue')).toEqual(['creat', 'issu']);
