@@ -158,15 +158,19 @@ export class CodeIndex {
     let rechunked = 0;
     // Build output of an indexed TypeScript source ranks low anyway: line windows, no parse (zod: -40% time).
     const outputs = buildOutputs(files.map((file) => file.path));
-    // Files are read a batch at a time, concurrently (sequential reads leave the CPU idle), and chunked in order.
-    for (let from = 0; from < files.length; from += READ_BATCH) {
-      const batch = files.slice(from, from + READ_BATCH);
-      const texts = await mapConcurrent(batch, READ_BATCH, async (file) => {
+    // Files are read a batch at a time, concurrently (sequential reads leave the CPU idle), the next batch
+    // while this one is chunked, and chunked in order.
+    const readBatch = (from: number) =>
+      mapConcurrent(files.slice(from, from + READ_BATCH), READ_BATCH, async (file) => {
         const old = reusable?.get(file.path);
         if (old && old.stamp.size === file.size && old.stamp.mtimeMs === file.mtimeMs) return old;
         return readFile(join(root, file.path), 'utf8').catch(() => undefined);
       });
-      for (const [i, file] of batch.entries()) {
+    let reading = files.length > 0 ? readBatch(0) : undefined;
+    for (let from = 0; reading; from += READ_BATCH) {
+      const texts = await reading;
+      reading = from + READ_BATCH < files.length ? readBatch(from + READ_BATCH) : undefined;
+      for (const [i, file] of files.slice(from, from + READ_BATCH).entries()) {
         const stamp = { size: file.size, mtimeMs: file.mtimeMs };
         const text = texts[i];
         if (typeof text === 'object') {
