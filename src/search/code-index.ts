@@ -7,7 +7,7 @@ import { CorpusVectors } from './corpus-vectors.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
 import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
-import { isIndexable, walk } from './walk.js';
+import { isIndexable, looksBinary, walk } from './walk.js';
 
 /** Search modes. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
 export type SearchMode = 'bm25' | 'semantic' | 'hybrid';
@@ -148,7 +148,8 @@ export class CodeIndex {
    * mtime still match; only the others are chunked again, with a warning saying how many.
    */
   static async build(root: string, options: BuildOptions = {}): Promise<CodeIndex> {
-    const files = await walk(root);
+    // The walker does not sniff for binaries: the build reads every file anyway and checks them itself.
+    const files = await walk(root, undefined, { sniff: false });
     const saved = options.saved === false ? undefined : await loadSavedIndex(root);
     if (typeof saved === 'string') options.onWarning?.(`${saved}; indexing from scratch`);
     const reusable = typeof saved === 'object' ? saved.files : undefined;
@@ -164,7 +165,8 @@ export class CodeIndex {
       mapConcurrent(files.slice(from, from + READ_BATCH), READ_BATCH, async (file) => {
         const old = reusable?.get(file.path);
         if (old && old.stamp.size === file.size && old.stamp.mtimeMs === file.mtimeMs) return old;
-        return readFile(join(root, file.path), 'utf8').catch(() => undefined);
+        const text = await readFile(join(root, file.path), 'utf8').catch(() => undefined);
+        return text === undefined || looksBinary(text) ? undefined : text;
       });
     let reading = files.length > 0 ? readBatch(0) : undefined;
     for (let from = 0; reading; from += READ_BATCH) {
@@ -222,7 +224,7 @@ export class CodeIndex {
       if (!isIndexable(path)) continue;
       const info = await stat(join(this.root, path)).catch(() => undefined);
       const text = await readFile(join(this.root, path), 'utf8').catch(() => undefined);
-      if (!info || text === undefined || text.length > 1024 * 1024 || text.includes('\0')) continue;
+      if (!info || text === undefined || text.length > 1024 * 1024 || looksBinary(text)) continue;
       kept.push(...(await chunkFile(path, text)));
       stamps.set(path, { size: info.size, mtimeMs: info.mtimeMs });
     }

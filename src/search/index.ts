@@ -15,4 +15,4 @@ export { createSearchServer, SEARCH_TOOLS, type SearchServerOptions } from './se
 export { StaticModel } from './static-model.js';
 export { synonymsOf } from './synonyms.js';
 export { stem, type TokenizeOptions, tokenize } from './tokenize.js';
-export { type WalkedFile, walk } from './walk.js';
+export { looksBinary, type WalkedFile, type WalkOptions, walk } from './walk.js';
