@@ -38,8 +38,7 @@ export class StaticModel {
     const lowercase = tokenizer.normalizer?.lowercase ?? tokenizer.normalizer?.type === 'BertNormalizer';
     const tensors = await readSafetensors(tensorFile);
     const embeddings = tensors.get('embeddings');
-    if (embeddings?.shape.length !== 2)
-      return fail(tensorFile, 'has no 2-D "embeddings" tensor');
+    if (embeddings?.shape.length !== 2) return fail(tensorFile, 'has no 2-D "embeddings" tensor');
     const [rows, dimensions] = embeddings.shape as [number, number];
     if (rows < vocab.size) fail(tensorFile, `has ${rows} embedding rows for a vocabulary of ${vocab.size}`);
     const weights = tensors.get('weights')?.data;
