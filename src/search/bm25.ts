@@ -22,9 +22,10 @@ export interface Bm25Hit {
   score: number;
 }
 
-interface Posting {
-  doc: number;
-  tf: number;
+/** A term's postings as two parallel arrays (no object per posting: millions of them in a large repo). */
+interface Postings {
+  docs: number[];
+  tfs: number[];
 }
 
 /**
@@ -37,7 +38,7 @@ interface Posting {
  * index.search('open a file', 5); // [{ doc: 0, score: … }]
  */
 export class Bm25Index {
-  private readonly postings = new Map<string, Posting[]>();
+  private readonly postings = new Map<string, Postings>();
   private readonly lengths: Float64Array;
   private readonly averageLength: number;
   private readonly k1: number;
@@ -63,10 +64,11 @@ export class Bm25Index {
       for (const [term, tf] of counts) {
         let list = this.postings.get(term);
         if (!list) {
-          list = [];
+          list = { docs: [], tfs: [] };
           this.postings.set(term, list);
         }
-        list.push({ doc, tf });
+        list.docs.push(doc);
+        list.tfs.push(tf);
       }
       this.lengths[doc] = length;
       total += length;
@@ -81,7 +83,7 @@ export class Bm25Index {
 
   /** Inverse document frequency of an (already tokenized) term; 0 for an unknown one. */
   idf(term: string): number {
-    const df = this.postings.get(term)?.length ?? 0;
+    const df = this.postings.get(term)?.docs.length ?? 0;
     if (df === 0) return 0;
     return Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
   }
@@ -99,7 +101,10 @@ export class Bm25Index {
       const list = this.postings.get(term);
       if (!list) continue;
       const idf = this.idf(term) * weight;
-      for (const { doc, tf } of list) {
+      const { docs, tfs } = list;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i] as number;
+        const tf = tfs[i] as number;
         const norm = k1 * (1 - b + (b * (lengths[doc] as number)) / averageLength);
         scores[doc] = (scores[doc] as number) + (idf * (tf * (k1 + 1))) / (tf + norm);
       }
