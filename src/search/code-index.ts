@@ -26,9 +26,10 @@ export interface BuildOptions {
   model?: StaticModel;
   /**
    * Without a model: `corpus` (default) learns vectors from the indexed code itself (latent semantic analysis,
-   * {@link CorpusVectors}) for the semantic and hybrid modes; `none` indexes for bm25 only (faster to build).
+   * {@link CorpusVectors}) for the semantic and hybrid modes before the build returns; `background` returns as
+   * soon as bm25 is ready and learns them after ({@link CodeIndex.vectorsReady}); `none` indexes for bm25 only.
    */
-  vectors?: 'corpus' | 'none';
+  vectors?: 'corpus' | 'background' | 'none';
   /** Why a saved index was not (wholly) used. */
   onWarning?: (message: string) => void;
   /** After each file: files done, files in all, chunks so far. */
@@ -88,9 +89,8 @@ const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-]
 export class CodeIndex {
   private readonly bm25: Bm25Index;
   private readonly byFile = new Map<string, Chunk[]>();
-  private readonly vectors = new Map<Chunk, Float32Array>();
-  private matrix = new Float32Array(0);
-  private dimensions = 0;
+  /** The chunks' vectors in one contiguous matrix (a query's cosines are one pass), made on first use. */
+  private matrix: { for: Embedder; data: Float32Array; dimensions: number } | undefined;
   /** Files that are build output of an indexed TypeScript source (zod's `v4/core/schemas.js` of `src/v4/core/schemas.ts`). */
   private readonly twins: ReadonlySet<string>;
   /** Files of legacy code (see {@link RankingWeights.legacy}). */
@@ -101,10 +101,8 @@ export class CodeIndex {
     readonly chunks: readonly Chunk[],
     /** Every indexed file with the size and mtime its chunks were made from. */
     private readonly stamps: ReadonlyMap<string, FileStamp>,
-    /** What turns text into vectors (a static model or the corpus's own), if the index has vectors. */
-    private readonly embedder?: Embedder,
-    /** Vectors already known (the corpus build's, or the previous index's for chunks that did not change). */
-    known?: ReadonlyMap<Chunk, Float32Array>,
+    /** The vectors, shared with the indexes derived from this one (withFiles), possibly still being learned. */
+    private readonly vectors: VectorState,
     /** Each chunk's terms, when the caller has them already. */
     terms?: readonly ChunkTerms[],
   ) {
@@ -120,15 +118,6 @@ export class CodeIndex {
         };
       }),
     );
-    if (embedder) {
-      for (const chunk of chunks)
-        this.vectors.set(chunk, known?.get(chunk) ?? embedder.encode(vectorText(chunk)));
-      this.dimensions = this.vectors.values().next().value?.length ?? 0;
-      // One contiguous matrix: a query's cosines are one pass over it.
-      this.matrix = new Float32Array(chunks.length * this.dimensions);
-      for (const [i, chunk] of chunks.entries())
-        this.matrix.set(this.vectors.get(chunk) as Float32Array, i * this.dimensions);
-    }
     for (const chunk of chunks) {
       const list = this.byFile.get(chunk.path) ?? [];
       list.push(chunk);
@@ -191,19 +180,30 @@ export class CodeIndex {
       options.onWarning?.(
         `the saved index of ${root} is out of date (${rechunked} files new or changed, ${removed} gone); re-indexed those`,
       );
-    if (options.model) return new CodeIndex(root, chunks, stamps, options.model);
     const terms = chunks.map(termsOf);
-    if (options.vectors === 'none') return new CodeIndex(root, chunks, stamps, undefined, undefined, terms);
+    if (options.model)
+      return new CodeIndex(root, chunks, stamps, settledVectors(options.model), terms).prepared();
+    if (options.vectors === 'none') return new CodeIndex(root, chunks, stamps, settledVectors(), terms);
     if (chunks.length > MAX_VECTOR_CHUNKS) {
       options.onWarning?.(
         `${chunks.length} chunks is more than corpus vectors are learned for (${MAX_VECTOR_CHUNKS}); searching with bm25 only`,
       );
-      return new CodeIndex(root, chunks, stamps, undefined, undefined, terms);
+      return new CodeIndex(root, chunks, stamps, settledVectors(), terms);
     }
-    const corpus = await CorpusVectors.build(terms.map((t) => [...t.symbols, ...t.path, ...t.content]));
-    const known = new Map(chunks.map((chunk, i) => [chunk, corpus.documents[i] as Float32Array]));
-    const embedder = { encode: (text: string) => corpus.encode(tokenize(text)) };
-    return new CodeIndex(root, chunks, stamps, embedder, known, terms);
+    const vectors: VectorState = { known: new WeakMap(), ready: Promise.resolve() };
+    vectors.ready = CorpusVectors.build(terms.map((t) => [...t.symbols, ...t.path, ...t.content])).then(
+      (corpus) => {
+        for (const [i, chunk] of chunks.entries())
+          vectors.known.set(chunk, corpus.documents[i] as Float32Array);
+        vectors.embedder = { encode: (text: string) => corpus.encode(tokenize(text)) };
+      },
+      (error: Error) => options.onWarning?.(`cannot learn vectors from ${root}: ${error.message}; bm25 only`),
+    );
+    const index = new CodeIndex(root, chunks, stamps, vectors, terms);
+    // The matrix is made as soon as the vectors are there, not by the first query that needs it.
+    const ready = vectors.ready.then(() => index.prepared());
+    if (options.vectors !== 'background') await ready;
+    return index;
   }
 
   /** Saves the index under the root (`.mcpkit/search-index.json`) for the next start; returns the file. */
@@ -228,12 +228,22 @@ export class CodeIndex {
       kept.push(...(await chunkFile(path, text)));
       stamps.set(path, { size: info.size, mtimeMs: info.mtimeMs });
     }
-    return new CodeIndex(this.root, kept, stamps, this.embedder, this.vectors);
+    return new CodeIndex(this.root, kept, stamps, this.vectors);
   }
 
-  /** Whether semantic and hybrid modes have vectors to use. */
+  private prepared(): this {
+    this.prepareMatrix();
+    return this;
+  }
+
+  /** Whether semantic and hybrid modes have vectors to use (now: see {@link vectorsReady}). */
   get hasVectors(): boolean {
-    return this.embedder !== undefined;
+    return this.vectors.embedder !== undefined;
+  }
+
+  /** Settles when vectors learned in the background are there (or failed: then bm25 only). */
+  vectorsReady(): Promise<void> {
+    return this.vectors.ready;
   }
 
   /**
@@ -250,19 +260,42 @@ export class CodeIndex {
   ): SearchHit[] {
     const weights = { ...DEFAULT_RANKING, ...ranking };
     const lexical = this.bm25.scores(query);
-    if (mode === 'bm25' || !this.embedder) return this.rank(lexical, query, limit, undefined, weights);
-    const semantic = this.cosines(this.embedder.encode(query));
+    const embedder = this.vectors.embedder;
+    if (mode === 'bm25' || !embedder) return this.rank(lexical, query, limit, undefined, weights);
+    const semantic = this.cosines(embedder.encode(query));
     if (mode === 'semantic') return this.rank(semantic, query, limit, undefined, weights);
     return this.rank(mix(lexical, semantic), query, limit, undefined, weights);
   }
 
+  /** The vector matrix of this index's chunks, made now if the vectors are there and it is not yet. */
+  private prepareMatrix(): NonNullable<CodeIndex['matrix']> | undefined {
+    const embedder = this.vectors.embedder;
+    if (!embedder) return undefined;
+    if (this.matrix?.for !== embedder) {
+      // Vectors of chunks seen before (by the corpus build or an earlier index) are reused; new ones encoded.
+      const rows = this.chunks.map((chunk) => {
+        let vector = this.vectors.known.get(chunk);
+        if (!vector) {
+          vector = embedder.encode(vectorText(chunk));
+          this.vectors.known.set(chunk, vector);
+        }
+        return vector;
+      });
+      const dimensions = rows[0]?.length ?? 0;
+      const data = new Float32Array(rows.length * dimensions);
+      for (const [i, row] of rows.entries()) data.set(row, i * dimensions);
+      this.matrix = { for: embedder, data, dimensions };
+    }
+    return this.matrix;
+  }
+
   private cosines(query: Float32Array): Float64Array {
-    const { matrix, dimensions } = this;
+    const { data, dimensions } = this.prepareMatrix() ?? { data: new Float32Array(0), dimensions: 0 };
     const scores = new Float64Array(this.chunks.length);
     for (let i = 0; i < scores.length; i++) {
       let dot = 0;
       const base = i * dimensions;
-      for (let d = 0; d < dimensions; d++) dot += (matrix[base + d] as number) * (query[d] as number);
+      for (let d = 0; d < dimensions; d++) dot += (data[base + d] as number) * (query[d] as number);
       scores[i] = dot > 0 ? dot : 0;
     }
     return scores;
@@ -461,6 +494,19 @@ const termsOf = (chunk: Chunk): ChunkTerms => ({
 interface Embedder {
   encode(text: string): Float32Array;
 }
+
+/** An index's vectors: what encodes text (once learned) and the vectors of chunks already encoded. */
+interface VectorState {
+  embedder?: Embedder;
+  known: WeakMap<Chunk, Float32Array>;
+  ready: Promise<void>;
+}
+
+const settledVectors = (embedder?: Embedder): VectorState => ({
+  ...(embedder ? { embedder } : {}),
+  known: new WeakMap(),
+  ready: Promise.resolve(),
+});
 
 /** What a chunk's vector is made of: its names, path words and code. */
 const vectorText = (chunk: Chunk) => `${chunk.symbols.join(' ')} ${chunk.path} ${chunk.content}`;

@@ -30,8 +30,11 @@ export interface SearchServerOptions {
   model?: StaticModel;
   /** The mode of a search that names none; default `hybrid` (`bm25` with vectors off). */
   mode?: SearchMode;
-  /** `none`: no corpus vectors (bm25 only, faster to build); default `corpus` (ignored with a model). */
-  vectors?: 'corpus' | 'none';
+  /**
+   * `none`: no corpus vectors (bm25 only, faster to build); default `background`: learned after the bm25 index
+   * is ready, a search waiting for them within `waitMs` (ignored with a model).
+   */
+  vectors?: 'corpus' | 'background' | 'none';
   /** Where `MCPKIT_SEARCH_CACHE_SIZE` is read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   log?: (message: string) => void;
@@ -200,7 +203,7 @@ export function createSearchServer(options: SearchServerOptions) {
     const started = performance.now();
     const buildOptions = {
       ...(options.model ? { model: options.model } : {}),
-      ...(options.vectors ? { vectors: options.vectors } : {}),
+      vectors: options.vectors ?? 'background',
       onWarning: log,
       onProgress: (done: number, total: number) => {
         progress.done = done;
@@ -230,6 +233,11 @@ export function createSearchServer(options: SearchServerOptions) {
           `${what} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${Math.round(performance.now() - started)} ms`,
         );
         if (!checked && options.watch !== false && indexes.get(key) === entry) watchEntry(key, entry);
+        const learning = performance.now();
+        void ready.vectorsReady().then(() => {
+          if (ready.hasVectors && !options.model)
+            log(`learned vectors from ${key} in ${Math.round(performance.now() - learning)} ms`);
+        });
       },
       (error: Error) => {
         log(`cannot index ${key}: ${error.message}`);
@@ -301,6 +309,9 @@ export function createSearchServer(options: SearchServerOptions) {
           `the index of ${dir} is still being built (${done} of ${total || '?'} files); try again shortly`,
         );
       }
+      // Vectors are learned after bm25 is ready: wait for them within the same budget, then answer with
+      // what there is (bm25 alone on a repository too large to learn them in time).
+      await Promise.race([index.vectorsReady(), waited]);
       return index;
     } finally {
       clearTimeout(timer);
@@ -317,7 +328,7 @@ export function createSearchServer(options: SearchServerOptions) {
     const index = await ready(await repoDir(args.repo), ctx);
     const mode =
       (args.mode as SearchMode | undefined) ?? options.mode ?? (index.hasVectors ? 'hybrid' : 'bm25');
-    if (mode !== 'bm25' && !index.hasVectors && !warnedVectors) {
+    if (mode !== 'bm25' && options.vectors === 'none' && !options.model && !warnedVectors) {
       warnedVectors = true;
       log('vectors are off (--no-vectors): semantic and hybrid searches rank with bm25');
     }

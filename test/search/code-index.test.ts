@@ -134,6 +134,18 @@ describe('CodeIndex', () => {
     expect(index.search('tests for matchRoute', 1)[0]?.chunk.path).toBe('test/router.test.ts');
   });
 
+  it('learns vectors in the background: bm25 at once, semantic once they are there, for derived indexes too', async () => {
+    const early = await CodeIndex.build(root, { saved: false, vectors: 'background' });
+    const derived = await early.withFiles(['notes.txt']);
+    expect(early.search('least recently used cache', 1, 'bm25')[0]?.chunk.path).toBe('lib/cache.py');
+    await early.vectorsReady();
+    expect(early.hasVectors).toBe(true);
+    expect(derived.hasVectors).toBe(true);
+    expect(derived.search('least recently used cache', 1, 'semantic')[0]?.chunk.path).toBe('lib/cache.py');
+    const none = await CodeIndex.build(root, { saved: false, vectors: 'none' });
+    expect(none.hasVectors).toBe(false);
+  });
+
   it('finds related chunks and resolves a line to its chunk', () => {
     const chunk = index.chunkAt('src/router.ts', 13);
     expect(chunk).toMatchObject({ startLine: 8, endLine: 16 });
