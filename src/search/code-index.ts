@@ -5,6 +5,7 @@ import { Bm25Index, topK } from './bm25.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import { CorpusVectors } from './corpus-vectors.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
+import { languageOf } from './languages.js';
 import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
 import { isIndexable, looksBinary, walk } from './walk.js';
@@ -138,7 +139,15 @@ export class CodeIndex {
    */
   static async build(root: string, options: BuildOptions = {}): Promise<CodeIndex> {
     // The walker does not sniff for binaries: the build reads every file anyway and checks them itself.
-    const files = await walk(root, undefined, { sniff: false });
+    let files = await walk(root, undefined, { sniff: false });
+    // A package that ships only built code (dist/) is still code to search: index its build output then.
+    if (!files.some((file) => languageOf(file.path).grammar)) {
+      const built = await walk(root, undefined, { sniff: false, buildDirs: true });
+      if (built.some((file) => languageOf(file.path).grammar)) {
+        options.onWarning?.(`${root} has no source code outside dist/, build/ or out/; indexing those`);
+        files = built;
+      }
+    }
     const saved = options.saved === false ? undefined : await loadSavedIndex(root);
     if (typeof saved === 'string') options.onWarning?.(`${saved}; indexing from scratch`);
     const reusable = typeof saved === 'object' ? saved.files : undefined;

@@ -30,6 +30,8 @@ const SKIPPED_DIRS = new Set([
   '.vscode',
   '.mcpkit',
 ]);
+/** Build output directories: skipped, unless a tree has no code anywhere else (a package that ships only dist/). */
+const BUILD_DIRS = new Set(['dist', 'build', 'out']);
 /** Generated files that look like source. */
 const SKIPPED_FILES = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|-lock\.yaml|\.snap|\.pb\.go|_pb2\.py)$/;
 const MAX_BYTES = 1024 * 1024;
@@ -43,6 +45,8 @@ export interface WalkOptions {
    * file anyway checks that itself ({@link looksBinary}) and saves an open, a read and a close per file.
    */
   sniff?: boolean;
+  /** Walk into `dist`, `build` and `out` too (default false). */
+  buildDirs?: boolean;
 }
 
 /** Whether text read from a file is binary: a NUL in its first 8 KiB (the walker's own test). */
@@ -80,7 +84,8 @@ export async function walk(
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = join(dir, entry.name);
       const isDir = entry.isDirectory();
-      if (isDir && SKIPPED_DIRS.has(entry.name)) continue;
+      if (isDir && SKIPPED_DIRS.has(entry.name) && !(options.buildDirs && BUILD_DIRS.has(entry.name)))
+        continue;
       if (
         active.some(({ base, ig }) =>
           ig.ignores(relative(base, full).split(sep).join('/') + (isDir ? '/' : '')),

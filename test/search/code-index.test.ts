@@ -214,4 +214,25 @@ describe('CodeIndex', () => {
       expect(order('v3 ParseStatus')[0]).toBe('src/v3/core.ts');
     });
   });
+
+  it('indexes dist/ of a package that ships only built code, with a warning, and skips it otherwise', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcpkit-search-dist-'));
+    try {
+      await writeTree(dir, {
+        'README.md': '# pkg\n',
+        'dist/index.js': 'export function throttleCalls(fn) {\n  return fn;\n}\n',
+      });
+      const warnings: string[] = [];
+      const built = await CodeIndex.build(dir, { saved: false, onWarning: (w) => warnings.push(w) });
+      expect(built.search('throttleCalls', 1)[0]?.chunk.path).toBe('dist/index.js');
+      expect(warnings).toEqual([`${dir} has no source code outside dist/, build/ or out/; indexing those`]);
+      await writeTree(dir, {
+        'src/index.ts': 'export function throttleCalls(fn: () => void) {\n  return fn;\n}\n',
+      });
+      const withSource = await CodeIndex.build(dir, { saved: false });
+      expect(withSource.search('throttleCalls', 5).map((h) => h.chunk.path)).toEqual(['src/index.ts']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
