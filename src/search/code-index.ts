@@ -57,6 +57,8 @@ export interface RankingWeights {
   twin: number;
   /** Legacy code: `legacy/`, `compat`, `deprecated` paths, and an older `vN/` beside a newer one. */
   legacy: number;
+  /** In `hybrid`: the weight of the cosine score (each score divided by its best first) next to bm25's 1. */
+  semantic: number;
   /** Examples, demos and benchmarks, unless the query asks for them. */
   examples: number;
   /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
@@ -75,6 +77,7 @@ export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   twin: 0.5,
   docs: 0.4,
   examples: 0.6,
+  semantic: 0.5,
   legacy: 0.6,
   coherence: 0,
 };
@@ -257,9 +260,9 @@ export class CodeIndex {
 
   /**
    * The best `limit` chunks for a query. `semantic` ranks by the cosine of the chunks' vectors (the
-   * corpus's own, or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best
-   * (an equal mix: on bench/search-quality.ts it beats both, and reciprocal rank fusion, which lost to
-   * bm25 alone). Without vectors both rank as `bm25`. The ranking stack applies to every mode.
+   * corpus's own, or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best,
+   * the cosine at half weight (measured on bench/search-quality.ts; reciprocal rank fusion lost to bm25 there).
+   * Without vectors both rank as `bm25`. The ranking stack applies to every mode.
    */
   search(
     query: string,
@@ -273,7 +276,7 @@ export class CodeIndex {
     if (mode === 'bm25' || !embedder) return this.rank(lexical, query, limit, undefined, weights);
     const semantic = this.cosines(embedder.encode(query));
     if (mode === 'semantic') return this.rank(semantic, query, limit, undefined, weights);
-    return this.rank(mix(lexical, semantic), query, limit, undefined, weights);
+    return this.rank(mix(lexical, semantic, weights.semantic), query, limit, undefined, weights);
   }
 
   /** The vector matrix of this index's chunks, made now if the vectors are there and it is not yet. */
@@ -474,15 +477,16 @@ function legacyFiles(paths: Iterable<string>): Set<string> {
   );
 }
 
-/** bm25 and cosine scores, each divided by its best, added. */
-function mix(lexical: Float64Array, semantic: Float64Array): Float64Array {
+/** bm25 and cosine scores, each divided by its best, added (the cosine's at `weight`). */
+function mix(lexical: Float64Array, semantic: Float64Array, weight: number): Float64Array {
   let bestLexical = 0;
   let bestSemantic = 0;
   for (const x of lexical) if (x > bestLexical) bestLexical = x;
   for (const x of semantic) if (x > bestSemantic) bestSemantic = x;
   const out = new Float64Array(lexical.length);
   for (let i = 0; i < out.length; i++)
-    out[i] = (lexical[i] as number) / (bestLexical || 1) + (semantic[i] as number) / (bestSemantic || 1);
+    out[i] =
+      (lexical[i] as number) / (bestLexical || 1) + (weight * (semantic[i] as number)) / (bestSemantic || 1);
   return out;
 }
 

@@ -102,6 +102,18 @@ describe('chunkFile', () => {
     expect(all).toEqual(one);
   });
 
+  it('keeps the name of a class too long for one chunk on its first piece', async () => {
+    const methods = Array.from(
+      { length: 12 },
+      (_, i) => `  m${i}() {\n    const a = ${i};\n    const b = a + 1;\n    return b;\n  }`,
+    );
+    const text = `export class KeywordContext {\n  field = 1;\n${methods.join('\n')}\n}\n`;
+    const chunks = await chunkFile('src/keyword.ts', text);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks[0]?.startLine).toBe(1);
+    expect(chunks[0]?.symbols).toContain('KeywordContext');
+  });
+
   it('knows Python, Go and Markdown sections', async () => {
     const py = await chunkFile('lib/cache.py', files['lib/cache.py'] as string);
     // A unit of three lines or fewer joins its neighbour.
