@@ -5,7 +5,7 @@ import type { Chunk } from './chunker.js';
 /** Where `mcpkit index` saves a repository's index, relative to its root. */
 export const INDEX_FILE = '.mcpkit/search-index.json';
 /** Bumped whenever chunks would come out differently: an index saved by another version is rebuilt. */
-export const CHUNKER_VERSION = 1;
+export const CHUNKER_VERSION = 2;
 
 /** A file as the index saw it: size and modification time decide whether its chunks are still good. */
 export type FileStamp = { size: number; mtimeMs: number };

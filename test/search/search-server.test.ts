@@ -281,6 +281,14 @@ describe('mcpkit query and mcpkit index', () => {
     const broken = query('purgeExpired');
     expect(broken.stderr).toContain('search-index.json is not valid JSON; indexing from scratch');
     expect(broken.stdout).toContain('1. src/cache.ts:1-3');
+    // An index saved by an older chunker (its chunks may be cut differently) is not reused.
+    await writeFile(
+      join(repo, '.mcpkit/search-index.json'),
+      JSON.stringify({ format: 'mcpkit-search-index', version: 1, chunker: 1, files: {} }),
+    );
+    expect(query('purgeExpired').stderr).toContain(
+      'was written by another version of the chunker; indexing from scratch',
+    );
   });
 });
 
