@@ -11,7 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CodeIndex, type RankingWeights, type SearchMode } from '../src/search/code-index.js';
+import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
+import type { RankingWeights } from '../src/search/ranking.js';
 
 interface Query {
   query: string;

@@ -6,6 +6,18 @@ import { type Chunk, chunkFile } from './chunker.js';
 import { CorpusVectors } from './corpus-vectors.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
 import { languageOf } from './languages.js';
+import {
+  bareName,
+  buildOutputs,
+  DECLARATION,
+  DEFAULT_RANKING,
+  EXAMPLE_PATH,
+  legacyFiles,
+  mix,
+  PROSE,
+  type RankingWeights,
+  TEST_PATH,
+} from './ranking.js';
 import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
 import { isIndexable, looksBinary, walk } from './walk.js';
@@ -36,53 +48,6 @@ export interface BuildOptions {
   /** After each file: files done, files in all, chunks so far. */
   onProgress?: (done: number, total: number, chunks: number) => void;
 }
-
-/**
- * How much each ranking signal moves a score: `definition` and `path` are boosts (0 = off), the rest are
- * factors (1 = off). Measured on bench/search-quality.ts; pass overrides to {@link CodeIndex.search} to
- * measure them again.
- */
-export interface RankingWeights {
-  /** A chunk that defines a queried symbol: × (1 + definition). */
-  definition: number;
-  /** Query words in the chunk's path: × (1 + path × share of query words found there). */
-  path: number;
-  /** Tests, specs and fixtures, unless the query asks for tests. */
-  test: number;
-  /** `.d.ts` declaration files. */
-  declaration: number;
-  /** The n-th further chunk of a file already in the results: × sameFile^n. */
-  sameFile: number;
-  /** Build output (`.js`, `.cjs`, `.d.ts` …) of a TypeScript source that is indexed too. */
-  twin: number;
-  /** Legacy code: `legacy/`, `compat`, `deprecated` paths, and an older `vN/` beside a newer one. */
-  legacy: number;
-  /** In `hybrid`: the weight of the cosine score (each score divided by its best first) next to bm25's 1. */
-  semantic: number;
-  /** Examples, demos and benchmarks, unless the query asks for them. */
-  examples: number;
-  /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
-  docs: number;
-  /** Other matching chunks of the same file: × (1 + coherence × their share of the best file's sum). */
-  coherence: number;
-}
-
-/** The weights search uses unless told otherwise. */
-export const DEFAULT_RANKING: Readonly<RankingWeights> = {
-  definition: 0.6,
-  path: 0.8,
-  test: 0.6,
-  declaration: 0.7,
-  sameFile: 0.7,
-  twin: 0.5,
-  docs: 0.4,
-  examples: 0.6,
-  semantic: 0.5,
-  legacy: 0.6,
-  coherence: 0,
-};
-
-const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;
 
 /**
  * The search index of one repository: chunks from the walker and chunker, BM25 over their content
@@ -408,87 +373,6 @@ const MAX_VECTOR_CHUNKS = 150_000;
 
 /** Files read at once while indexing. */
 const READ_BATCH = 64;
-const EXAMPLE_PATH = /(^|\/)(examples?|demos?|samples?|benchmarks?|bench)(\/|$)/i;
-const PROSE = new Set(['markdown', 'text']);
-const DECLARATION = /\.d\.[cm]?ts$/;
-const OUTPUT = /(\.d)?\.[cm]?[jt]s$/;
-const SOURCE = /\.tsx?$/;
-
-/**
- * Files that are build output of a TypeScript source in the same tree: `X.js`, `X.cjs`, `X.mjs`, `X.d.ts`, …
- * next to `X.ts`, or under another root (`v4/core/schemas.js` for `src/v4/core/schemas.ts`), as packages
- * that ship their sources lay them out.
- */
-function buildOutputs(paths: Iterable<string>): Set<string> {
-  const all = [...paths];
-  const sources = new Set<string>();
-  for (const path of all) {
-    if (!SOURCE.test(path) || DECLARATION.test(path)) continue;
-    // Every suffix of the source's stem at a '/' (src/v4/core/schemas → v4/core/schemas → core/schemas …),
-    // and the stem without its `src` directory (pkg/src/index → pkg/index, for a package inside the tree).
-    const parts = path.replace(SOURCE, '').split('/');
-    for (let i = 0; i < parts.length; i++) sources.add(parts.slice(i).join('/'));
-    const src = parts.indexOf('src');
-    if (src > 0) sources.add(parts.filter((_, i) => i !== src).join('/'));
-  }
-  return new Set(
-    all.filter(
-      (path) =>
-        OUTPUT.test(path) &&
-        (DECLARATION.test(path) || !SOURCE.test(path)) &&
-        sources.has(path.replace(OUTPUT, '')),
-    ),
-  );
-}
-
-/** A defined name as queries may spell it: a query for `ZodType` finds `$ZodType` (and `_cache`, `cache`). */
-const bareName = (name: string) => name.replace(/^[$_]+/, '').toLowerCase();
-
-const LEGACY = /(^|\/)(legacy|deprecated)(\/|[._-])|(^|\/)compat(\/|\.[a-z]+$)/i;
-const VERSION_DIR = /^v(\d+)$/;
-
-/**
- * Legacy code by its path: a `legacy`, `deprecated` or `compat` directory or file, and a version directory
- * (`v3/`) that has a newer sibling (`v4/`): zod keeps its v3 API beside v4.
- */
-function legacyFiles(paths: Iterable<string>): Set<string> {
-  const all = [...paths];
-  const newest = new Map<string, number>(); // parent dir → highest vN under it
-  for (const path of all) {
-    const parts = path.split('/');
-    parts.pop();
-    parts.forEach((part, i) => {
-      const version = VERSION_DIR.exec(part);
-      if (!version) return;
-      const parent = parts.slice(0, i).join('/');
-      newest.set(parent, Math.max(newest.get(parent) ?? 0, Number(version[1])));
-    });
-  }
-  return new Set(
-    all.filter((path) => {
-      if (LEGACY.test(path)) return true;
-      const parts = path.split('/');
-      parts.pop();
-      return parts.some((part, i) => {
-        const version = VERSION_DIR.exec(part);
-        return version !== null && Number(version[1]) < (newest.get(parts.slice(0, i).join('/')) ?? 0);
-      });
-    }),
-  );
-}
-
-/** bm25 and cosine scores, each divided by its best, added (the cosine's at `weight`). */
-function mix(lexical: Float64Array, semantic: Float64Array, weight: number): Float64Array {
-  let bestLexical = 0;
-  let bestSemantic = 0;
-  for (const x of lexical) if (x > bestLexical) bestLexical = x;
-  for (const x of semantic) if (x > bestSemantic) bestSemantic = x;
-  const out = new Float64Array(lexical.length);
-  for (let i = 0; i < out.length; i++)
-    out[i] =
-      (lexical[i] as number) / (bestLexical || 1) + (weight * (semantic[i] as number)) / (bestSemantic || 1);
-  return out;
-}
 
 /** A chunk's terms per BM25 field; the corpus vectors learn from all three. */
 interface ChunkTerms {

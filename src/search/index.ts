@@ -4,13 +4,13 @@ export { type Chunk, chunkFile } from './chunker.js';
 export {
   type BuildOptions,
   CodeIndex,
-  DEFAULT_RANKING,
   formatResults,
-  type RankingWeights,
   type SearchHit,
   type SearchMode,
 } from './code-index.js';
+export { CorpusVectors, type CorpusVectorsOptions } from './corpus-vectors.js';
 export { type LanguageSpec, languageOf } from './languages.js';
+export { DEFAULT_RANKING, type RankingWeights } from './ranking.js';
 export { createSearchServer, SEARCH_TOOLS, type SearchServerOptions } from './search-server.js';
 export { StaticModel } from './static-model.js';
 export { synonymsOf } from './synonyms.js';
