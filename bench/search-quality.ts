@@ -7,6 +7,8 @@
 //
 //   tsx bench/search-quality.ts [--verbose] [--ablate]     (--ablate: each ranking signal switched off in turn, default mode)
 // A suite may name its directory under node_modules (`"root": "zod/src"`); by default it is the package.
+// With --ablate, TRY='[["name", {"path": 1.2}]]' adds columns of other weights to compare; with --verbose,
+// VERBOSE_MODE=bm25|semantic picks which mode's misses are listed (default hybrid).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -4,6 +4,7 @@ import {
   CodeIndex,
   createSearchServer,
   formatResults,
+  SEARCH_MODES,
   type SearchMode,
   StaticModel,
 } from '../search/index.js';
@@ -26,7 +27,7 @@ interface ServerFlags {
 function modeFlag(flags: { mode?: string; model?: string; vectors: boolean }): SearchMode {
   const hasVectors = flags.vectors || flags.model !== undefined;
   const chosen = flags.mode ?? (hasVectors ? 'hybrid' : 'bm25');
-  if (!['bm25', 'semantic', 'hybrid'].includes(chosen))
+  if (!(SEARCH_MODES as readonly string[]).includes(chosen))
     usage(`--mode must be bm25, semantic or hybrid, got "${chosen}"`);
   if (chosen !== 'bm25' && !hasVectors)
     usage(`--mode ${chosen} needs vectors: drop --no-vectors or give --model DIR`);

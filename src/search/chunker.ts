@@ -113,14 +113,13 @@ function splitNode(node: SyntaxNode, units: ReadonlySet<string>): Range[] {
         out.push({ start: unitStart, end, symbols: symbolsOf(child) });
       } else {
         const inner = splitNode(child, units);
-        const first = inner[0];
-        if (first && unitStart < first.start)
-          inner.unshift({ start: unitStart, end: first.start - 1, symbols: nameOf(child) });
+        const pieces = inner.length > 0 ? inner : windows(unitStart, end);
+        const first = pieces[0];
         // The unit's own name goes with its first piece: a class too long for one chunk is split at its
         // members, and its `class Name …` line must still say it defines Name.
+        if (first && unitStart < first.start)
+          pieces.unshift({ start: unitStart, end: first.start - 1, symbols: nameOf(child) });
         else if (first) first.symbols = [...new Set([...nameOf(child), ...first.symbols])];
-        const pieces = inner.length > 0 ? inner : windows(unitStart, end);
-        if (inner.length === 0 && pieces[0]) pieces[0].symbols = nameOf(child);
         out.push(...pieces);
       }
       continue;

@@ -22,8 +22,9 @@ import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
 import { isIndexable, looksBinary, walk } from './walk.js';
 
-/** Search modes. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
-export type SearchMode = 'bm25' | 'semantic' | 'hybrid';
+/** Search modes, the default first. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
+export const SEARCH_MODES = ['hybrid', 'semantic', 'bm25'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** One result: a chunk and its score. */
 export interface SearchHit {
@@ -324,15 +325,6 @@ export class CodeIndex {
     const wantsLegacy = /\b(legacy|compat\w*|deprecated|old|v\d+)\b/i.test(query);
     const wantsDocs = /\b(docs?|documentation|readme|changelog|guide|history)\b/i.test(query);
     const candidates = topK(raw, Math.max(limit * 10, 50));
-    // File coherence: how much of the candidates' score each file gathers besides its best chunk.
-    const fileSum = new Map<string, number>();
-    const fileMax = new Map<string, number>();
-    for (const { doc, score } of candidates) {
-      const path = (this.chunks[doc] as Chunk).path;
-      fileSum.set(path, (fileSum.get(path) ?? 0) + score);
-      fileMax.set(path, Math.max(fileMax.get(path) ?? 0, score));
-    }
-    const top = candidates[0]?.score ?? 1;
     const scored = candidates.flatMap(({ doc, score }) => {
       const chunk = this.chunks[doc] as Chunk;
       if (chunk === exclude) return [];
@@ -349,10 +341,6 @@ export class CodeIndex {
       if (DECLARATION.test(chunk.path)) value *= weights.declaration;
       if (this.twins.has(chunk.path)) value *= weights.twin;
       if (!wantsDocs && PROSE.has(chunk.language)) value *= weights.docs;
-      if (weights.coherence > 0) {
-        const rest = (fileSum.get(chunk.path) ?? 0) - (fileMax.get(chunk.path) ?? 0);
-        value *= 1 + weights.coherence * Math.min(1, rest / top);
-      }
       return [{ chunk, score: value }];
     });
     scored.sort((a, b) => b.score - a.score);

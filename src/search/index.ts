@@ -5,6 +5,7 @@ export {
   type BuildOptions,
   CodeIndex,
   formatResults,
+  SEARCH_MODES,
   type SearchHit,
   type SearchMode,
 } from './code-index.js';

@@ -27,8 +27,6 @@ export interface RankingWeights {
   examples: number;
   /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
   docs: number;
-  /** Other matching chunks of the same file: × (1 + coherence × their share of the best file's sum). */
-  coherence: number;
 }
 
 /** The weights search uses unless told otherwise. */
@@ -43,7 +41,6 @@ export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   examples: 0.6,
   semantic: 0.5,
   legacy: 0.6,
-  coherence: 0,
 };
 
 export const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type FSWatcher, watch } from 'chokidar';
 import { type CheckedUrl, checkCloneUrl, cloneRepo } from './clone.js';
-import { CodeIndex, formatResults, type SearchMode } from './code-index.js';
+import { CodeIndex, formatResults, SEARCH_MODES, type SearchMode } from './code-index.js';
 import type { StaticModel } from './static-model.js';
 import { isSkippedDir } from './walk.js';
 
@@ -40,7 +40,7 @@ export interface SearchServerOptions {
   log?: (message: string) => void;
 }
 
-const MODES: readonly SearchMode[] = ['hybrid', 'semantic', 'bm25'];
+const MODES: readonly SearchMode[] = SEARCH_MODES;
 
 const REPO = {
   type: 'string',
