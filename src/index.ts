@@ -5,6 +5,7 @@ export * from './bridge/index.js';
 export * from './check/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
+export * from './errors/index.js';
 export * from './gateway/index.js';
 export * from './search/index.js';
 export * from './serve/index.js';

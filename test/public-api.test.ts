@@ -15,7 +15,9 @@ describe('public API', () => {
     expect(typeof client.Runtime.create).toBe('function');
     expect(typeof check.runCheck).toBe('function');
     expect(root.Runtime).toBe(client.Runtime);
-    expect(root.McpkitError).toBe(config.McpkitError);
+    const errors = await import('mcpkit/errors');
+    expect(root.McpkitError).toBe(errors.McpkitError);
+    expect('McpkitError' in config).toBe(false);
   });
 
   it('has the documented types', async () => {

@@ -11,7 +11,7 @@ import {
 import type { ValidateFunction } from 'ajv';
 // Only the variables module: a bridge must not load the client-config formats to start.
 import { expandVariables } from '../config/variables.js';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 // Not the serve/ barrel: a bridge on stdio must not load the HTTP stack to start.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import { modernResult } from '../serve/modern-result.js';

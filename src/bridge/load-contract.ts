@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument } from 'yaml';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import {
   type Contract,
   ContractSchema,

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import type { ModuleProgress, ProgressReporter } from './progress.js';
 
 /** The function an in-process tool exports. */

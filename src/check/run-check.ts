@@ -1,4 +1,4 @@
-import { errorMessage } from '../internal/errors.js';
+import { errorMessage } from '../internal/error-message.js';
 import { type CheckTarget, GateContext, result, type SlowTool } from './context.js';
 import { generationsGate } from './gates/generations.js';
 import { handshakeGate } from './gates/handshake.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type CheckTarget, formatReport, GATE_IDS, type GateId, isGateId, runCheck } from '../check/index.js';
 import { expandServerEntry, findServer, isStdioServer, loadConfig } from '../config/index.js';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import { parseJsonText } from '../internal/json-document.js';
 import type { CliIO } from './io.js';
 import { usage } from './options.js';

@@ -7,7 +7,6 @@ import {
   findServer,
   isStdioServer,
   loadConfig,
-  McpkitError,
   maskEntry,
   parseServerEntry,
   removeServerFrom,
@@ -17,6 +16,7 @@ import {
   transportOf,
 } from '../config/index.js';
 import { formatIssues } from '../config/schema.js';
+import { McpkitError } from '../errors/index.js';
 import { parseJsonText } from '../internal/json-document.js';
 import { displayWords, pairs, serverJson, table, targetOf } from './format.js';
 import type { CliIO } from './io.js';

@@ -1,5 +1,5 @@
 import type { Scope } from '../config/paths.js';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 
 /** Throws the usage error (exit 2) with a message that says what to do. */
 export function usage(message: string): never {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { errorMessage, isMcpkitError } from '../internal/errors.js';
+import { isMcpkitError } from '../errors/index.js';
+import { errorMessage } from '../internal/error-message.js';
 import { type CliIO, processIO } from './io.js';
 import { CLI_VERSION } from './version.js';
 
@@ -83,7 +84,7 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
       io.err(`mcpkit: ${error.message}\n`);
       // 128 + signal number, as shells report a process ended by that signal.
       if (error.code === 'CANCELLED') return error.cause === 'SIGTERM' ? EXIT.terminated : EXIT.cancelled;
-      return error.code === 'USAGE' ? EXIT.usage : EXIT.failed;
+      return error.code === 'USAGE' || error.code === 'INVALID_ARGUMENT' ? EXIT.usage : EXIT.failed;
     }
     io.err(`mcpkit: unexpected error: ${errorMessage(error)}\n`);
     if (error instanceof Error && error.stack) io.err(`${error.stack}\n`);

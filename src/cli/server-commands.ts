@@ -6,7 +6,7 @@ import {
   type ServerConnection,
   type StartupPolicy,
 } from '../client/index.js';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import { parseJsonText } from '../internal/json-document.js';
 import { renderPrompt, renderResource, renderToolResult } from './content.js';
 import { createElicitationHandler } from './elicit.js';

@@ -31,6 +31,11 @@ export interface RuntimeEventMap {
   progress: [{ server: string; progress: number; total?: number; message?: string }];
   server_log: [{ server: string; level: LoggingLevel; logger?: string; data: unknown }];
   stderr: [{ server: string; line: string }];
+  /** A remote connect failed on the network and will be tried again after `delayMs` (`cause`: one line). */
+  server_retrying: [{ server: string; attempt: number; delayMs: number; cause: string }];
 }
+
+/** Listeners attached before any server starts, so nothing a server does while starting is missed. */
+export type RuntimeListeners = { [K in keyof RuntimeEventMap]?: (...args: RuntimeEventMap[K]) => void };
 
 export type RuntimeEventName = keyof RuntimeEventMap;

@@ -1,5 +1,11 @@
 // mcpkit/client — everything exported here is public API.
-export type { FailureCategory, ListKind, RuntimeEventMap, RuntimeEventName } from './events.js';
+export type {
+  FailureCategory,
+  ListKind,
+  RuntimeEventMap,
+  RuntimeEventName,
+  RuntimeListeners,
+} from './events.js';
 export type { HandlerContext, RuntimeHandlers } from './handlers.js';
 export type { ProgressUpdate } from './progress-router.js';
 export type { RelayResponse } from './raw-relay.js';

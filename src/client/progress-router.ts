@@ -1,11 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { ProgressUpdate } from '../serve/progress.js';
 
-/** Progress as a caller's `onProgress` gets it. */
-export interface ProgressUpdate {
-  progress: number;
-  total?: number;
-  message?: string;
-}
+export type { ProgressUpdate };
 
 /**
  * Routes progress notifications at the transport, in arrival order, before the SDK sees the response that

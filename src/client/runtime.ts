@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import type { Implementation } from '@modelcontextprotocol/client';
+import type { Implementation, Transport } from '@modelcontextprotocol/client';
 import type { ServerEntry } from '../config/index.js';
-import { McpkitError } from '../internal/errors.js';
-import type { RuntimeEventMap } from './events.js';
+import { McpkitError } from '../errors/index.js';
+import type { RuntimeEventMap, RuntimeListeners } from './events.js';
 import type { RuntimeHandlers } from './handlers.js';
 import { type ConnectionContext, ServerConnection } from './server-connection.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -11,6 +11,17 @@ import { ToolRegistry } from './tool-registry.js';
 export interface RuntimeServerConfig {
   name: string;
   entry: ServerEntry;
+  /**
+   * The seam for in-process servers and tests: when set, each connect (and each reconnect) takes a fresh
+   * transport from here instead of spawning `entry.command` or dialling `entry.url`; the entry still names
+   * the server and carries its options (timeouts, tool filters).
+   *
+   * @example
+   * const [client, server] = InMemoryTransport.createLinkedPair();
+   * await mcpServer.connect(server);
+   * await Runtime.create({ servers: [{ name: 'mem', entry: { command: 'in-process' }, transport: () => client }] });
+   */
+  transport?: () => Transport;
 }
 
 /** How start-up failures are handled. */
@@ -29,6 +40,8 @@ export interface RuntimeOptions {
   handlers?: RuntimeHandlers;
   /** The environment `${VAR}`s expand from and stdio servers inherit from. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Listeners attached before the first server starts (`stderr` while starting, `server_retrying`, …). */
+  listeners?: RuntimeListeners;
 }
 
 const DEFAULT_CLIENT: Implementation = { name: 'mcpkit', version: '0' };
@@ -57,6 +70,12 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
       emit: (name, ...args) => this.emit(name, ...(args as never)),
       listening: (name) => this.listenerCount(name) > 0,
     };
+    const listeners = options.listeners ?? {};
+    for (const name of Object.keys(listeners) as (keyof RuntimeEventMap)[]) {
+      // The map's key and listener belong together; TypeScript cannot correlate them through a loop.
+      const listener = listeners[name] as ((...args: unknown[]) => void) | undefined;
+      if (listener) (this as EventEmitter).on(name, listener);
+    }
   }
 
   /** Connects every enabled server in parallel and resolves per the startup policy. */
@@ -133,7 +152,7 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
   private register(server: RuntimeServerConfig): ServerConnection {
     if (this.closing) throw new McpkitError('SERVER_UNAVAILABLE', 'the runtime is closed');
     const id = this.uniqueId(server.name);
-    const connection = new ServerConnection(id, server.entry, this.context);
+    const connection = new ServerConnection(id, server.entry, this.context, server.transport);
     this.connections.set(id, connection);
     return connection;
   }

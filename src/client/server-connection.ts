@@ -17,8 +17,8 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { expandServerEntry, isMcpkitError, isStdioServer, type ServerEntry } from '../config/index.js';
-import { McpkitError } from '../internal/errors.js';
+import { expandServerEntry, isStdioServer, type ServerEntry } from '../config/index.js';
+import { isMcpkitError, McpkitError } from '../errors/index.js';
 import type { FailureCategory, ListKind, RuntimeEventMap } from './events.js';
 import { capabilitiesFor, type RuntimeHandlers } from './handlers.js';
 import { ProgressRouter, type ProgressUpdate } from './progress-router.js';
@@ -89,6 +89,8 @@ export class ServerConnection {
     readonly id: string,
     readonly entry: ServerEntry,
     private readonly ctx: ConnectionContext,
+    /** Set for an in-process server: the transport of each connect comes from here. */
+    private readonly transportFactory?: () => Transport,
   ) {}
 
   get serverInfo(): Implementation | undefined {
@@ -149,6 +151,7 @@ export class ServerConnection {
   }
 
   private async connectWithFallbacks(entry: ServerEntry, signal: AbortSignal): Promise<void> {
+    if (this.transportFactory) return this.connectOnce(entry, signal, false, false);
     if (isStdioServer(entry)) {
       try {
         await this.connectOnce(entry, signal, false, false);
@@ -195,11 +198,16 @@ export class ServerConnection {
     if (this.client) this.client.onclose = () => undefined; // replacing it is not a failure
     await this.transport?.close().catch(() => undefined);
     if (this.connected) this.connected.sse = sse;
-    const transport = openTransport(
-      entry,
-      { parentEnv: this.ctx.env, onStderrLine: (line) => this.ctx.emit('stderr', { server: this.id, line }) },
-      sse,
-    );
+    const transport =
+      this.transportFactory?.() ??
+      openTransport(
+        entry,
+        {
+          parentEnv: this.ctx.env,
+          onStderrLine: (line) => this.ctx.emit('stderr', { server: this.id, line }),
+        },
+        sse,
+      );
     this.transport = transport;
     const client = this.createClient();
     this.client = client;
@@ -291,7 +299,7 @@ export class ServerConnection {
    */
   private run<T>(request: (client: Client) => Promise<T>): Promise<T> {
     const first = this.runOnce(request);
-    if (isStdioServer(this.entry)) return first;
+    if (isStdioServer(this.entry) || this.transportFactory) return first;
     const generation = this.generation;
     return first.catch(async (error: unknown) => {
       // Either this request found the session gone, or another one did and replaced the connection

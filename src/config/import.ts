@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import { readJsonDocument } from '../internal/json-document.js';
 import { type ClientContextOptions, clientContext } from './client-context.js';
 import { readClientDocument } from './formats/client-file.js';

@@ -1,5 +1,4 @@
 // mcpkit/config — everything exported here is public API.
-export { isMcpkitError, McpkitError, type McpkitErrorCode } from '../internal/errors.js';
 export { type ClientContextOptions, clientContext } from './client-context.js';
 export { type ExportOptions, type ExportReport, exportServers } from './export.js';
 export { clientFormat, isClientId } from './formats/clients.js';

@@ -1,4 +1,4 @@
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import { type JsonDocument, readJsonDocument, writeJsonEdits } from '../internal/json-document.js';
 import { type ConfigLocationOptions, configFile, SCOPES, type Scope } from './paths.js';
 import {

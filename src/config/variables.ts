@@ -1,4 +1,4 @@
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import { isStdioServer, type ServerEntry } from './schema.js';
 
 /**

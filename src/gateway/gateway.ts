@@ -10,7 +10,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { ListKind, RuntimeServerConfig } from '../client/index.js';
-import { isMcpkitError, McpkitError, userConfigDir } from '../config/index.js';
+import { userConfigDir } from '../config/index.js';
+import { isMcpkitError, McpkitError } from '../errors/index.js';
 import { writeFileAtomic } from '../internal/text-file.js';
 import type { FrameIntercept } from '../serve/index.js';
 import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
@@ -119,7 +120,7 @@ export class Gateway {
     if (gateway.prefix === 'none' && catalog.collisions.length > 0) {
       await gateway.close();
       throw new McpkitError(
-        'USAGE',
+        'INVALID_ARGUMENT',
         `prefix "none" needs names that do not collide, but ${catalog.collisions.join('; ')}; use prefix "server"`,
       );
     }

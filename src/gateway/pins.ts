@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import { readTextIfExists, writeFileAtomic } from '../internal/text-file.js';
 
 /** What the gateway does when a pinned tool's definition changes. */

@@ -1,5 +1,5 @@
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import { McpkitError } from './errors.js';
+import { McpkitError } from '../errors/index.js';
 import { readTextIfExists, writeFileAtomic } from './text-file.js';
 
 /**

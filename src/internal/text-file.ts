@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { McpkitError } from './errors.js';
+import { McpkitError } from '../errors/index.js';
 
 /** Reads a UTF-8 file; undefined when it does not exist, an IO error naming the file otherwise. */
 export async function readTextIfExists(file: string): Promise<string | undefined> {

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { readdir, stat } from 'node:fs/promises';
 import { BlockList, isIP } from 'node:net';
 import { join } from 'node:path';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 import { spawnGroup, stopGroup } from '../internal/process-group.js';
 
 /** Addresses a clone must not reach unless MCPKIT_ALLOW_PRIVATE_CLONE=1 (SSRF into the local network). */
@@ -78,7 +78,7 @@ export async function checkCloneUrl(raw: string, allowPrivate: boolean): Promise
   return { url, address: addresses[0] as string, port };
 }
 
-const refuse = (message: string) => new McpkitError('USAGE', message);
+const refuse = (message: string) => new McpkitError('INVALID_ARGUMENT', message);
 
 /** Options for {@link cloneRepo}. */
 export interface CloneOptions {

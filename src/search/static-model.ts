@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { McpkitError } from '../internal/errors.js';
+import { McpkitError } from '../errors/index.js';
 
 /**
  * A static embedding model in model2vec's format, read offline from a directory: `tokenizer.json` (a

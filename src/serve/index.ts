@@ -5,4 +5,7 @@ export type { FrameIntercept, InterceptContext } from './guarded-stdio.js';
 export { isAllowedRequest } from './host-check.js';
 export { type HttpServerHandle, type ServeHttpOptions, serveOverHttp } from './http.js';
 export { modernResult, SERVER_INFO_META_KEY } from './modern-result.js';
+export { PAGE_SIZE, pageOf } from './pagination.js';
+export { type ProgressUpdate, progressSender, progressTokenOf } from './progress.js';
 export { type ServeStdioOptions, serveOverStdio } from './stdio.js';
+export { failedResult, jsonResult, textResult } from './tool-result.js';

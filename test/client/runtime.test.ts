@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime, type RuntimeEventMap, ServerStartError } from '../../src/client/index.js';
-import { isMcpkitError } from '../../src/config/index.js';
+import { isMcpkitError } from '../../src/errors/index.js';
 import {
   alive,
   everything,

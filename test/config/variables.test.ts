@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expandServerEntry, findVariables, isMcpkitError } from '../../src/config/index.js';
+import { expandServerEntry, findVariables } from '../../src/config/index.js';
+import { isMcpkitError } from '../../src/errors/index.js';
 
 describe('expandServerEntry', () => {
   const env = { HOST: 'h.example', EMPTY: '', TOKEN: 't' };

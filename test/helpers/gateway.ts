@@ -1,10 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ServerEntry } from '../../src/config/index.js';
 import { CLI, type Workspace } from './cli.js';
+
+export { eventually } from './eventually.js';
+
 import { fixture } from './servers.js';
 
 /** The gateway-upstream fixture under a name (its resources are `<name>://…`). */
@@ -75,20 +77,6 @@ export async function connectGateway(
     notifications,
     close: () => client.close(),
   };
-}
-
-/** Polls `check` until it returns a value other than undefined (or throws after `ms`). */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  ms = 10_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(50);
-  }
 }
 
 export const textOf = (result: { content?: unknown }) =>

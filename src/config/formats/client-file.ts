@@ -1,5 +1,5 @@
 import { parse, stringify, TomlError } from 'smol-toml';
-import { McpkitError } from '../../internal/errors.js';
+import { McpkitError } from '../../errors/index.js';
 import { editJsonText, readJsonDocument } from '../../internal/json-document.js';
 import { readTextIfExists } from '../../internal/text-file.js';
 import { setTomlTables } from './toml-merge.js';

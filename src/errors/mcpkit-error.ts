@@ -1,10 +1,13 @@
 /**
  * The one error type for local failures. Every instance carries a documented string `code` so callers
- * branch on codes, never on message text; the CLI maps USAGE to exit 2, CANCELLED to 130, the rest to 1.
+ * branch on codes, never on message text; the CLI maps USAGE and INVALID_ARGUMENT to exit 2, CANCELLED to 130,
+ * the rest to 1. Library code never throws USAGE: that code belongs to the CLI's own argument parsing.
  */
 export type McpkitErrorCode =
   /** A command-line argument or flag is wrong; the CLI exits 2. */
   | 'USAGE'
+  /** A library call got an argument it cannot use (a bad path, name or option); the CLI exits 2. */
+  | 'INVALID_ARGUMENT'
   /** A config file is not valid JSON / TOML; the message carries file:line:col. */
   | 'CONFIG_PARSE'
   /** A server entry does not match the schema; the message names the file and JSON path. */
@@ -59,9 +62,4 @@ export class McpkitError extends Error {
 /** True when `value` is an McpkitError, optionally with the given code. */
 export function isMcpkitError(value: unknown, code?: McpkitErrorCode): value is McpkitError {
   return value instanceof McpkitError && (code === undefined || value.code === code);
-}
-
-/** The message of anything thrown, for one-line reports. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
