@@ -32,7 +32,7 @@ export {
   ServerNameSchema,
   type StdioServer,
   StdioServerSchema,
-  type Transport,
+  type TransportKind,
   transportOf,
   type ValidationIssue,
 } from './schema.js';

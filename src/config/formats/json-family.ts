@@ -1,4 +1,4 @@
-import { isStdioServer, type ServerEntry, type Transport, transportOf } from '../schema.js';
+import { isStdioServer, type ServerEntry, type TransportKind, transportOf } from '../schema.js';
 import type { ClientContext, ClientFormat, ClientId, Conversion, NativeServer } from './types.js';
 import { exportVariables, importVariables, type VariableStyle } from './variable-syntax.js';
 
@@ -14,13 +14,13 @@ export interface JsonClientSpec {
   importPaths(ctx: ClientContext): string[];
   exportPath(ctx: ClientContext): string;
   /** Native `type` values and the transport each means; absent types are inferred from the keys. */
-  typeNames: Readonly<Record<string, Transport>>;
+  typeNames: Readonly<Record<string, TransportKind>>;
   /** When the client's file carries `type`: on every entry, or never. */
   writeType: 'always' | 'never';
   /** The `type` written for each transport when `writeType` is `always`. */
-  nativeType?: Readonly<Partial<Record<Transport, string>>>;
+  nativeType?: Readonly<Partial<Record<TransportKind, string>>>;
   /** Keys that hold a remote URL, in the order they are looked for, and the transport each implies. */
-  urlKeys: readonly { key: string; transport: Transport }[];
+  urlKeys: readonly { key: string; transport: TransportKind }[];
   /** The key a remote URL is written under, per transport; absent when the client cannot run it. */
   exportUrlKey: Readonly<Partial<Record<'http' | 'sse', string>>>;
   cwd: boolean;
@@ -74,7 +74,7 @@ function fromNative(spec: JsonClientSpec, value: unknown): Conversion<Record<str
       ? Object.fromEntries(Object.entries(record).map(([k, v]) => [k, str(v, `${where}.${k}`)]))
       : record;
 
-  let transport: Transport | undefined;
+  let transport: TransportKind | undefined;
   const type = take('type');
   if (type !== undefined) {
     transport = typeof type === 'string' ? spec.typeNames[type] : undefined;
