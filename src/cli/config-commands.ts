@@ -5,11 +5,13 @@ import {
   checkServerName,
   expandServerEntry,
   findServer,
+  GATEWAY_LOOP,
   isStdioServer,
   loadConfig,
   maskEntry,
   parseServerEntry,
   removeServerFrom,
+  runsMcpkitGateway,
   type Scope,
   type ServerEntry,
   scopesDefining,
@@ -46,6 +48,7 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
     .action(async (name: string, target: string | undefined, args: string[], opts: AddFlags) => {
       checkNameArgument(name);
       const entry = entryFromFlags(target, args, opts);
+      refuseGateway(name, entry);
       const result = await addServers([{ name, entry }], {
         ...where,
         scope: opts.scope,
@@ -72,6 +75,7 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
           `argument <json>: ${formatIssues(parsed.issues)}; nothing written`,
         );
       }
+      refuseGateway(name, parsed.entry);
       const result = await addServers([{ name, entry: value }], {
         ...where,
         scope: opts.scope,
@@ -176,6 +180,11 @@ interface GetFlags {
   json?: boolean;
   showSecrets?: boolean;
   expand?: boolean;
+}
+
+/** The gateway serves this config: an entry that runs it would make it start itself without end. */
+function refuseGateway(name: string, entry: ServerEntry): void {
+  if (runsMcpkitGateway(entry)) throw new McpkitError('CONFIG_INVALID', `server "${name}" ${GATEWAY_LOOP}`);
 }
 
 function checkNameArgument(name: string): void {

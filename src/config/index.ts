@@ -3,6 +3,7 @@ export { type ClientContextOptions, clientContext } from './client-context.js';
 export { type ExportOptions, type ExportReport, exportServers } from './export.js';
 export { clientFormat, isClientId } from './formats/clients.js';
 export { CLIENT_IDS, type ClientContext, type ClientFormat, type ClientId } from './formats/types.js';
+export { commandRunsMcpkitGateway, GATEWAY_LOOP, runsMcpkitGateway } from './gateway-entry.js';
 export {
   type ImportOptions,
   type ImportReport,
