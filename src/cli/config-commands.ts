@@ -5,8 +5,10 @@ import {
   checkServerName,
   expandServerEntry,
   findServer,
+  formatKeyHints,
   GATEWAY_LOOP,
   isStdioServer,
+  keyHints,
   loadConfig,
   maskEntry,
   parseServerEntry,
@@ -68,6 +70,10 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
     .action(async (name: string, json: string, opts: { scope: Scope; force?: boolean }) => {
       checkNameArgument(name);
       const value = parseJsonText('argument <json>', json, false, '');
+      const hints = keyHints(value);
+      if (hints.length > 0) {
+        throw new McpkitError('CONFIG_INVALID', `argument <json>: ${formatKeyHints(hints)}; nothing written`);
+      }
       const parsed = parseServerEntry(value);
       if (!parsed.ok) {
         throw new McpkitError(

@@ -11,6 +11,7 @@ export {
   type ServerNote,
   sanitizeName,
 } from './import.js';
+export { formatKeyHints, type KeyHint, keyHints } from './key-hints.js';
 export { MASK, maskEntry, maskUrl } from './mask.js';
 export {
   type ConfigLocationOptions,
