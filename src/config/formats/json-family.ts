@@ -28,6 +28,10 @@ export interface JsonClientSpec {
   disabled: boolean;
   toolFilters: boolean;
   variables: VariableStyle;
+  /** See {@link ClientFormat.entryPath}. */
+  entryPath?(doc: Record<string, unknown>, ctx: ClientContext, name: string): readonly string[];
+  /** See {@link ClientFormat.readsProjectFile}. */
+  readsProjectFile?: boolean;
   /** Reads the servers out of a parsed file; by default `doc[serversKey]`. */
   readServers?(
     doc: Record<string, unknown>,
@@ -47,6 +51,9 @@ export function jsonClient(spec: JsonClientSpec): ClientFormat {
     readServers: spec.readServers ?? ((doc) => ({ servers: serversAt(doc, [spec.serversKey]), notes: [] })),
     fromNative: (value) => fromNative(spec, value),
     toNative: (entry) => toNative(spec, entry),
+    importText: (text) => importVariables(text, spec.variables, '', spec.label, []),
+    ...(spec.entryPath ? { entryPath: spec.entryPath } : {}),
+    ...(spec.readsProjectFile ? { readsProjectFile: true } : {}),
   };
 }
 
@@ -121,11 +128,9 @@ function fromNative(spec: JsonClientSpec, value: unknown): Conversion<Record<str
       if (list !== undefined) entry[key] = list;
     }
   }
-  for (const key of Object.keys(value)) {
-    if (!used.has(key) && value[key] !== undefined)
-      notes.push(`"${key}" not imported (mcpkit has no equivalent)`);
-  }
-  return { value: entry, notes };
+  const unknownKeys = Object.keys(value).filter((key) => !used.has(key) && value[key] !== undefined);
+  for (const key of unknownKeys) notes.push(`"${key}" not imported (mcpkit has no equivalent)`);
+  return { value: entry, notes, unknownKeys };
 }
 
 function toNative(spec: JsonClientSpec, entry: ServerEntry): Conversion<Record<string, unknown>> {
