@@ -1,5 +1,15 @@
 // mcpkit/config — everything exported here is public API.
 export { type ClientContextOptions, clientContext } from './client-context.js';
+export { findCommand, guiPath } from './command-path.js';
+export {
+  DOCTOR_SOURCES,
+  type DoctorOptions,
+  type DoctorReport,
+  diagnose,
+  serverTarget,
+} from './doctor.js';
+export type { CheckContext, DoctorCheck, DoctorFinding } from './doctor-checks.js';
+export { type DoctorFile, type DoctorServer, type DoctorSource, GUI_CLIENTS } from './doctor-sources.js';
 export { type ExportOptions, type ExportReport, exportServers } from './export.js';
 export { clientFormat, isClientId } from './formats/clients.js';
 export { CLIENT_IDS, type ClientContext, type ClientFormat, type ClientId } from './formats/types.js';
@@ -38,6 +48,7 @@ export {
   transportOf,
   type ValidationIssue,
 } from './schema.js';
+export { isPlainSecret, looksLikeToken, maskArgs, secretArgs } from './secrets.js';
 export {
   type AddServersOptions,
   addServers,
