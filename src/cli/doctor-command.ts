@@ -212,6 +212,8 @@ function formatReport(report: DoctorReport, probes: Probe[]): string {
         : '';
       if (mine.length === 0) lines.push(`  ok  ${server.name}${handshake}`);
       mine.forEach(print);
+      // A server that starts can still be set up wrong: show the handshake next to its findings too.
+      if (mine.length > 0 && probe) lines.push(`  --  ${server.name}:${handshake}`);
     }
     here.filter((f) => !printed.has(f) && f.source === file.source).forEach(print);
   }
