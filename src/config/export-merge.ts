@@ -48,7 +48,12 @@ export function planEntry(
   if (!isRecord(old)) return { name, path, status: 'replaced', native: next, edits: [{ path, value: next }] };
   const converted = format.fromNative(old);
   const parsed = converted.value ? parseServerEntry(converted.value) : undefined;
-  if (parsed?.ok && isDeepStrictEqual(parsed.entry, entry)) {
+  // Unchanged when it reads as the same entry, or when the client would get the same native entry from
+  // both (Codex's env_vars reads back as `${X:-}` whether mcpkit wrote `${X}` or `${X:-}`).
+  if (
+    parsed?.ok &&
+    (isDeepStrictEqual(parsed.entry, entry) || isDeepStrictEqual(format.toNative(parsed.entry).value, next))
+  ) {
     return { name, path, status: 'unchanged', native: old, edits: [] };
   }
   const unknown = new Set(converted.unknownKeys ?? []);

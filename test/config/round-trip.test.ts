@@ -196,4 +196,15 @@ model = "o4-mini"
     expect(get.code, get.stderr).toBe(0);
     expect(JSON.parse(get.stdout)).toMatchObject({ name: 'docs', entry: { command: 'npx', env: {} } });
   });
+
+  it('leaves a table alone when mcpkit says ${X} and Codex passes X through: both read the same to Codex', async () => {
+    const file = await place(join(ws.home, '.codex', 'config.toml'), CODEX);
+    await runInProcess(ws, ['import', 'codex', '--scope', 'user']);
+    await editUserServer('docs', (entry) => {
+      entry.env = { DOCS_TOKEN: '${DOCS_TOKEN}' };
+    });
+    const r = await runInProcess(ws, ['export', 'codex', '--write']);
+    expect(r.stdout).toContain('docs (unchanged)');
+    expect(await readFile(file, 'utf8')).toBe(CODEX);
+  });
 });
