@@ -35,10 +35,6 @@ const names = async (client: InProcessClient) => (await client.client.listTools(
 const toolListChanges = (client: InProcessClient) =>
   client.notifications.filter((n) => n.method === 'notifications/tools/list_changed').length;
 
-/** `count` tools named t0…, described by `describe(i)`. */
-const many = (count: number, describe = (i: number) => `Tool number ${i}.`) =>
-  Object.fromEntries(Array.from({ length: count }, (_, i) => [`t${i}`, describe(i)]));
-
 describe('gateway in-process: catalog', () => {
   it('namespaces every upstream tool as <server>__<tool>, keeping its definition', async () => {
     const { gateway } = await gatewayOf([
