@@ -16,15 +16,18 @@ const IDENTITIES_MAX = 200;
 
 /**
  * Who a 2026-07-28 request comes from, for what `tool_search` revealed to it: there is no session, so the
- * client's name and version from the request's `_meta` envelope (`io.modelcontextprotocol/clientInfo`)
- * stand for it; a request without them counts as one anonymous client.
+ * client's name and version (its `clientInfo`, sent in each request's `_meta` envelope under
+ * `io.modelcontextprotocol/clientInfo`) stand for it; a request without them counts as one anonymous client.
  */
-export function identityOf(meta: unknown): string {
-  const info = (meta as Record<string, unknown> | undefined)?.[CLIENT_INFO_META_KEY] as
-    | { name?: unknown; version?: unknown }
-    | undefined;
+export function identityOf(clientInfo: unknown): string {
+  const info = clientInfo as { name?: unknown; version?: unknown } | undefined;
   if (typeof info?.name !== 'string') return 'client:anonymous';
   return `client:${info.name}@${typeof info.version === 'string' ? info.version : ''}`;
+}
+
+/** The `clientInfo` of a raw request's `_meta` envelope (for frames the SDK never sees). */
+export function envelopeClientInfo(meta: unknown): unknown {
+  return (meta as Record<string, unknown> | undefined)?.[CLIENT_INFO_META_KEY];
 }
 
 /**

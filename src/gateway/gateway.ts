@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../internal/text-file.js';
 import type { FrameIntercept } from '../serve/index.js';
 import { type Advertised, advertised } from './advertised.js';
 import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
-import { Deferral, identityOf } from './deferral.js';
+import { Deferral, envelopeClientInfo, identityOf } from './deferral.js';
 import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { type PinMode, PinStore } from './pins.js';
@@ -148,7 +148,7 @@ export class Gateway {
     return toolCallFastPath({
       router: this.router,
       downstream: () => this.downstreams.latest(),
-      identity: identityOf,
+      identity: (meta) => identityOf(envelopeClientInfo(meta)),
       serverInfo: SERVER_INFO,
     });
   }

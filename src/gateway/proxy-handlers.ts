@@ -41,11 +41,12 @@ export function installHandlers(
   capabilities: ServerCapabilities,
   host: HandlerHost,
 ): void {
-  // A 2025-era connection is its own client; a 2026-07-28 request names its client in `_meta`.
-  const identity = (ctx: ServerContext) => downstream.identity ?? identityOf(ctx.mcpReq._meta);
-  server.setRequestHandler('tools/list', async (request, ctx) => {
+  // A 2025-era connection is its own client; a 2026-07-28 request names its client in its envelope (the
+  // SDK hands the per-request instance that clientInfo as the client's version).
+  const identity = () => downstream.identity ?? identityOf(server.getClientVersion());
+  server.setRequestHandler('tools/list', async (request) => {
     const catalog = await host.catalog();
-    return page(host.listedTools(catalog, identity(ctx)), request.params?.cursor, 'tools');
+    return page(host.listedTools(catalog, identity()), request.params?.cursor, 'tools');
   });
   server.setRequestHandler('tools/call', (request, ctx) => {
     const progress = progressSender(ctx);
@@ -53,7 +54,7 @@ export function installHandlers(
       signal: ctx.mcpReq.signal,
       downstream,
       ctx,
-      identity: identity(ctx),
+      identity: identity(),
       ...(progress ? { progress } : {}),
     });
   });

@@ -1,6 +1,7 @@
-import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { CLIENT_INFO_META_KEY, createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { identityOf } from '../../src/gateway/deferral.js';
+import { envelopeClientInfo, identityOf } from '../../src/gateway/deferral.js';
 import {
   connectInProcess,
   eventually,
@@ -117,13 +118,36 @@ describe('gateway deferral: opt-in (deferThreshold)', () => {
 });
 
 describe('gateway deferral: who a 2026-07-28 request comes from', () => {
-  it('is the clientInfo name and version of the request _meta, or one anonymous client', () => {
-    expect(identityOf({ [CLIENT_INFO_META_KEY]: { name: 'inspector', version: '2.1.0' } })).toBe(
-      'client:inspector@2.1.0',
-    );
-    expect(identityOf({ [CLIENT_INFO_META_KEY]: { name: 'inspector', version: '2.2.0' } })).not.toBe(
-      identityOf({ [CLIENT_INFO_META_KEY]: { name: 'inspector', version: '2.1.0' } }),
-    );
-    expect(identityOf(undefined)).toBe('client:anonymous');
+  it('is the clientInfo name and version of the request _meta envelope, or one anonymous client', () => {
+    const meta = { [CLIENT_INFO_META_KEY]: { name: 'inspector', version: '2.1.0' } };
+    expect(identityOf(envelopeClientInfo(meta))).toBe('client:inspector@2.1.0');
+    expect(identityOf({ name: 'inspector', version: '2.2.0' })).not.toBe('client:inspector@2.1.0');
+    expect(identityOf(envelopeClientInfo({}))).toBe('client:anonymous');
+  });
+});
+
+describe('gateway deferral: 2026-07-28 clients (no session)', () => {
+  /** A 2026-07-28 client talking to the gateway through the SDK's fetch-shaped HTTP handler (no port). */
+  async function modernClient(handler: McpHttpHandler, name: string): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    });
+    const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    expect(client.getProtocolEra()).toBe('modern');
+    return client;
+  }
+
+  it("reveals what one client's tool_search found to that client (by clientInfo) only", async () => {
+    const { gateway } = await gatewayOf([library], { deferThreshold: 15 });
+    const handler = createMcpHandler(gateway.factory);
+    cleanups.push(() => handler.close());
+    const inspector = await modernClient(handler, 'inspector');
+    const other = await modernClient(handler, 'other-agent');
+    await inspector.callTool({ name: 'tool_search', arguments: { query: 'send an email', limit: 1 } });
+    const listed = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+    expect(await listed(inspector)).toEqual(['tool_search', 'call_tool', 'lib__send_mail']);
+    expect(await listed(other)).toEqual(['tool_search', 'call_tool']);
   });
 });
