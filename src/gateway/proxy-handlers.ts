@@ -5,7 +5,6 @@ import {
   ResourceNotFoundError,
   type Server,
   type ServerCapabilities,
-  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { pageOf as page, progressSender } from '../serve/index.js';
