@@ -46,7 +46,7 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       const controller = params?.requestId === undefined ? undefined : inFlight.get(params.requestId);
       if (!controller) return false;
       inFlight.delete(params?.requestId as Id);
-      controller.abort(params?.reason);
+      controller.abort(params?.reason ?? 'cancelled by the client');
       return true;
     }
     if (method !== 'tools/call' || !isPlainCall(message)) return false;
