@@ -21,7 +21,7 @@ interface GatewayFlags {
   only?: string[];
   except?: string[];
   prefix: PrefixMode;
-  deferThreshold: number;
+  deferThreshold?: number;
   toolIndex?: string;
   pin: PinMode;
   watch: boolean;
@@ -63,9 +63,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     )
     .option(
       '--defer-threshold <n>',
-      'with more tools than this, list only tool_search and call_tool',
+      'with more tools than this, list only tool_search and call_tool (default: never; clients that check calls against the listing refuse deferred tools)',
       nonNegative('--defer-threshold'),
-      15,
     )
     .option('--tool-index <file>', 'keep a Markdown index of every tool in this file')
     .option(
@@ -123,7 +122,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       const gateway = await Gateway.create({
         servers: withBuiltIn(first.servers),
         prefix: flags.prefix,
-        deferThreshold: flags.deferThreshold,
+        ...(flags.deferThreshold === undefined ? {} : { deferThreshold: flags.deferThreshold }),
         pin: flags.pin,
         readyWaitMs: flags.readyWait,
         env: io.env,

@@ -3,6 +3,7 @@ import type {
   ElicitRequestFormParams,
   ElicitResult,
   LoggingLevel,
+  ProtocolEra,
   Server,
   ServerContext,
 } from '@modelcontextprotocol/server';
@@ -11,7 +12,12 @@ import type { ListKind, RuntimeHandlers } from '../client/index.js';
 /** One client connection (or, for stateless HTTP, one request) the gateway serves. */
 export interface Downstream {
   server: Server;
-  era: 'legacy' | 'modern';
+  era: ProtocolEra;
+  /**
+   * A 2025-era connection's own identity (`session:<n>`), for what tool_search revealed to it; undefined
+   * for a 2026-07-28 request, whose client is known by its `_meta` (see `identityOf`).
+   */
+  identity?: string;
   /** The level the client asked for with logging/setLevel; undefined: everything. */
   logLevel?: LoggingLevel;
   /** Resource URIs the client subscribed to. */
@@ -44,14 +50,21 @@ const SEVERITY: readonly LoggingLevel[] = [
 export class Downstreams {
   private readonly live = new Set<Downstream>();
   private readonly active = new Map<string, Set<ActiveCall>>();
+  private sessions = 0;
 
-  /** Registers a server instance made by the gateway's factory; forgotten when it closes. */
-  track(server: Server, era: 'legacy' | 'modern'): Downstream {
-    const downstream: Downstream = { server, era, subscriptions: new Set() };
+  /** Registers a server instance made by the gateway's factory; forgotten when it closes (`onClose`). */
+  track(server: Server, era: ProtocolEra, onClose?: (downstream: Downstream) => void): Downstream {
+    const downstream: Downstream = {
+      server,
+      era,
+      subscriptions: new Set(),
+      ...(era === 'legacy' ? { identity: `session:${++this.sessions}` } : {}),
+    };
     this.live.add(downstream);
     const previous = server.onclose;
     server.onclose = () => {
       this.live.delete(downstream);
+      onClose?.(downstream);
       previous?.();
     };
     return downstream;
@@ -68,11 +81,12 @@ export class Downstreams {
     return this.live.size;
   }
 
-  /** Tells every connected client that lists changed. */
-  listChanged(lists: Iterable<ListKind>): void {
-    for (const { server } of this.live) {
-      if (!server.transport) continue;
-      for (const list of lists) {
+  /** Tells every connected client (or only the one with this identity) that lists changed. */
+  listChanged(lists: Iterable<ListKind>, identity?: string): void {
+    const kinds = [...lists];
+    for (const { server, identity: own } of this.live) {
+      if (!server.transport || (identity !== undefined && own !== identity)) continue;
+      for (const list of kinds) {
         const sent =
           list === 'tools'
             ? server.sendToolListChanged()

@@ -1,33 +1,28 @@
 import {
-  type CallToolResult,
   type CompleteRequest,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
   type Server,
   type ServerCapabilities,
-  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { pageOf as page, progressSender } from '../serve/index.js';
 import { type Catalog, resourceOwner } from './catalog.js';
+import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
+import type { ToolRouter } from './router.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The status resource every gateway serves. */
 export const STATUS_URI = 'mcpkit://gateway/status';
-const PAGE = 100;
 
 /** What the request handlers need from their gateway. */
 export interface HandlerHost {
   catalog(): Promise<Catalog>;
-  /** What tools/list shows (all tools, or the deferred view). */
-  listedTools(catalog: Catalog): Tool[];
-  callTool(
-    name: string,
-    args: Record<string, unknown>,
-    ctx: ServerContext,
-    downstream: Downstream,
-  ): Promise<CallToolResult>;
+  /** What tools/list shows this client (all tools, or the deferred view). */
+  listedTools(catalog: Catalog, identity: string): Tool[];
+  router: ToolRouter;
   /** The `mcpkit://gateway/status` document. */
   statusJson(): string;
   upstreams: Upstreams;
@@ -45,13 +40,23 @@ export function installHandlers(
   capabilities: ServerCapabilities,
   host: HandlerHost,
 ): void {
+  // A 2025-era connection is its own client; a 2026-07-28 request names its client in its envelope (the
+  // SDK hands the per-request instance that clientInfo as the client's version).
+  const identity = () => downstream.identity ?? identityOf(server.getClientVersion());
   server.setRequestHandler('tools/list', async (request) => {
     const catalog = await host.catalog();
-    return page(host.listedTools(catalog), request.params?.cursor, 'tools');
+    return page(host.listedTools(catalog, identity()), request.params?.cursor, 'tools');
   });
-  server.setRequestHandler('tools/call', (request, ctx) =>
-    host.callTool(request.params.name, request.params.arguments ?? {}, ctx, downstream),
-  );
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const progress = progressSender(ctx);
+    return host.router.call(request.params.name, request.params.arguments ?? {}, {
+      signal: ctx.mcpReq.signal,
+      downstream,
+      ctx,
+      identity: identity(),
+      ...(progress ? { progress } : {}),
+    });
+  });
   server.setRequestHandler('resources/list', async (request) => {
     const catalog = await host.catalog();
     const status = {
@@ -160,17 +165,6 @@ async function resourceServer(host: HandlerHost, uri: string): Promise<string> {
   const owner = resourceOwner(await host.catalog(), uri) ?? host.upstreams.onlyWith('resources');
   if (owner === undefined) throw new ResourceNotFoundError(uri);
   return owner;
-}
-
-function page<K extends string, T>(items: readonly T[], cursor: string | undefined, key: K) {
-  const start = cursor ? Number(cursor) : 0;
-  if (!Number.isInteger(start) || start < 0 || start > items.length)
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
-  const next = start + PAGE;
-  return {
-    [key]: items.slice(start, next),
-    ...(next < items.length ? { nextCursor: String(next) } : {}),
-  } as Record<K, T[]> & { nextCursor?: string };
 }
 
 /** Runs an upstream request; its protocol errors reach the client with their code, local failures as internal errors. */

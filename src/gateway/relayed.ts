@@ -1,43 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { RelayResponse, ServerConnection } from '../client/index.js';
-import { SERVER_INFO_META_KEY as SERVER_INFO } from '../serve/index.js';
-
-/** What a relayed call came to: a finished result, an upstream error, or "ask the SDK path". */
-export type RelayOutcome =
-  | { kind: 'result'; result: Record<string, unknown> }
-  | { kind: 'error'; error: { code: number; message: string; data?: unknown } }
-  | { kind: 'fallback' };
-
-/**
- * Sends a tools/call through the connection's raw relay, cancelling it when `signal` aborts. A result
- * that is not complete (a 2026-07-28 `input_required`) asks for the SDK path, which can answer it.
- */
-export async function relayToolCall(
-  connection: ServerConnection,
-  name: string,
-  args: Record<string, unknown>,
-  signal?: AbortSignal,
-): Promise<RelayOutcome | undefined> {
-  let settle: (response: RelayResponse) => void = () => undefined;
-  const answered = new Promise<RelayResponse>((resolve) => {
-    settle = resolve;
-  });
-  const id = connection.relayRequest('tools/call', { name, arguments: args }, (response) => settle(response));
-  if (id === undefined) return undefined;
-  const onAbort = () =>
-    connection.relayCancel(id, signal?.reason === undefined ? undefined : String(signal.reason));
-  signal?.addEventListener('abort', onAbort, { once: true });
-  let response: RelayResponse;
-  try {
-    response = await answered;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-  if ('error' in response) return { kind: 'error', error: response.error };
-  const { resultType } = response.result;
-  if (resultType !== undefined && resultType !== 'complete') return { kind: 'fallback' };
-  return { kind: 'result', result: withoutServerInfo(response.result, true) };
-}
+import { failedResult, SERVER_INFO_META_KEY as SERVER_INFO } from '../serve/index.js';
 
 /**
  * The result without `resultType` and the upstream's own `_meta` server info (the serving side adds its
@@ -60,5 +22,5 @@ export const asCallToolResult = (result: Record<string, unknown>) => result as u
 
 /** The answer to a call whose server cannot take it now: a tool error the model can read, not a protocol error. */
 export function unavailable(name: string, why: string): CallToolResult {
-  return { content: [{ type: 'text', text: `Tool ${name} is unavailable: ${why}` }], isError: true };
+  return failedResult(`Tool ${name} is unavailable: ${why}`);
 }

@@ -3,6 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { Bm25Index, topK } from '../search/bm25.js';
 import { synonymsOf } from '../search/synonyms.js';
 import { tokenize } from '../search/tokenize.js';
+import { textResult } from '../serve/tool-result.js';
 import type { ExposedTool } from './catalog.js';
 
 /** The two tools a client sees in deferred mode. */
@@ -116,12 +117,9 @@ export class ToolSearch {
 export function toolSearchResult(query: string, matches: ToolMatch[], total: number): CallToolResult {
   if (matches.length === 0) {
     return {
-      content: [
-        {
-          type: 'text',
-          text: `No tool matched "${query}" among ${total} tools. Try other words (what the tool acts on, or the action).`,
-        },
-      ],
+      ...textResult(
+        `No tool matched "${query}" among ${total} tools. Try other words (what the tool acts on, or the action).`,
+      ),
       structuredContent: { tools: [] },
     };
   }
@@ -131,9 +129,7 @@ export function toolSearchResult(query: string, matches: ToolMatch[], total: num
       `input schema: ${JSON.stringify(m.inputSchema)}`,
   );
   return {
-    content: [
-      { type: 'text', text: `${matches.length} of ${total} tools for "${query}":\n\n${blocks.join('\n\n')}` },
-    ],
+    ...textResult(`${matches.length} of ${total} tools for "${query}":\n\n${blocks.join('\n\n')}`),
     structuredContent: { tools: matches },
   };
 }

@@ -8,8 +8,9 @@ import {
   type RuntimeServerConfig,
   type ServerConnection,
 } from '../client/index.js';
-import { type ServerEntry, transportOf } from '../config/index.js';
+import { transportOf } from '../config/index.js';
 import type { CatalogSource } from './catalog.js';
+import { isGatewayCommand } from './self-reference.js';
 
 /** One upstream as `gateway_status` shows it. */
 export interface UpstreamStatus {
@@ -51,6 +52,8 @@ interface Health {
   nextRestartAt?: number;
   /** Given up: the config is unusable or the command does not exist (until the config changes). */
   gaveUp?: boolean;
+  /** Never started, and why (an entry that runs this gateway itself). */
+  refused?: string | undefined;
 }
 
 /** Events of the upstream set: which lists may have changed, and why. */
@@ -59,6 +62,9 @@ export interface UpstreamsEventMap {
 }
 
 const ALL_LISTS: readonly ListKind[] = ['tools', 'resources', 'prompts'];
+/** Why an entry that runs this gateway is never started. */
+const SELF_REFERENCE =
+  'runs this gateway itself; remove it from the config the gateway serves (`mcpkit remove <name>`)';
 /** A server that stayed up this long starts its backoff from the beginning after a crash. */
 const STABLE_MS = 30_000;
 
@@ -68,7 +74,8 @@ const STABLE_MS = 30_000;
  */
 export class Upstreams extends EventEmitter<UpstreamsEventMap> {
   readonly runtime: Runtime;
-  private readonly desired = new Map<string, ServerEntry>();
+  /** The servers to run, by name (with their transport seam, for in-process ones). */
+  private readonly desired = new Map<string, RuntimeServerConfig>();
   private readonly health = new Map<string, Health>();
   private closed = false;
 
@@ -142,6 +149,8 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
 
   /** Why a server cannot take calls now, or undefined when it can. */
   unavailable(name: string): string | undefined {
+    const refused = this.health.get(name)?.refused;
+    if (refused) return `server "${name}" ${refused}`;
     const connection = this.connection(name);
     if (!connection) return `server "${name}" is no longer configured`;
     if (connection.status === 'ready') return undefined;
@@ -156,10 +165,14 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
 
   /** Every configured server's state, restarts and last error. */
   status(): UpstreamStatus[] {
-    return [...this.desired.entries()].map(([name, entry]) => {
+    return [...this.desired.entries()].map(([name, { entry }]) => {
       const connection = this.connection(name);
       const health = this.healthOf(name);
-      const state: UpstreamStatus['state'] = health.timer ? 'restarting' : (connection?.status ?? 'stopped');
+      const state: UpstreamStatus['state'] = health.refused
+        ? 'failed'
+        : health.timer
+          ? 'restarting'
+          : (connection?.status ?? 'stopped');
       return {
         name,
         state,
@@ -181,7 +194,7 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
   async reconcile(
     servers: readonly RuntimeServerConfig[],
   ): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
-    const next = new Map(servers.filter((s) => s.entry.disabled !== true).map((s) => [s.name, s.entry]));
+    const next = new Map(servers.filter((s) => s.entry.disabled !== true).map((s) => [s.name, s]));
     const added: string[] = [];
     const removed: string[] = [];
     const changed: string[] = [];
@@ -194,27 +207,36 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       this.health.delete(name);
       work.push(this.runtime.remove(name).catch(() => undefined));
     }
-    for (const [name, entry] of next) {
+    for (const [name, server] of next) {
       const old = this.desired.get(name);
-      if (old !== undefined && JSON.stringify(old) === JSON.stringify(entry)) continue;
+      if (old !== undefined && sameServer(old, server)) continue;
       (old === undefined ? added : changed).push(name);
-      this.desired.set(name, entry);
+      this.desired.set(name, server);
       const health = this.healthOf(name);
       clearTimeout(health.timer);
       health.timer = undefined;
       health.gaveUp = false;
       health.attempt = 0;
-      work.push(this.launch(name, entry));
+      health.refused = undefined;
+      // An entry that runs this gateway would start a copy of it, which starts another: never started.
+      if (isGatewayCommand(server.entry)) {
+        health.refused = SELF_REFERENCE;
+        health.lastError = SELF_REFERENCE;
+        this.options.log(`server "${name}" not started: it ${SELF_REFERENCE}`);
+        if (this.connection(name)) work.push(this.runtime.remove(name).catch(() => undefined));
+        continue;
+      }
+      work.push(this.launch(name, server));
     }
     await Promise.all(work);
     for (const name of removed) this.emit('changed', { server: name, lists: ALL_LISTS });
     return { added, removed, changed };
   }
 
-  private async launch(name: string, entry: ServerEntry): Promise<void> {
+  private async launch(name: string, server: RuntimeServerConfig): Promise<void> {
     if (this.connection(name)) await this.runtime.remove(name).catch(() => undefined);
-    if (this.closed || this.desired.get(name) !== entry) return;
-    await this.runtime.add({ name, entry });
+    if (this.closed || this.desired.get(name) !== server) return;
+    await this.runtime.add(server);
   }
 
   private onFailed(server: string, category: FailureCategory, message: string): void {
@@ -237,11 +259,11 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     clearTimeout(health.timer);
     health.timer = setTimeout(() => {
       health.timer = undefined;
-      const entry = this.desired.get(server);
-      if (this.closed || entry === undefined) return;
+      const config = this.desired.get(server);
+      if (this.closed || config === undefined) return;
       health.restarts++;
       this.options.log(`restarting server "${server}" (restart ${health.restarts})`);
-      void this.launch(server, entry);
+      void this.launch(server, config);
     }, delay);
     health.timer.unref();
   }
@@ -261,4 +283,9 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     for (const health of this.health.values()) clearTimeout(health.timer);
     await this.runtime.close();
   }
+}
+
+/** Same entry and same transport seam: nothing to restart. */
+function sameServer(a: RuntimeServerConfig, b: RuntimeServerConfig): boolean {
+  return a.transport === b.transport && JSON.stringify(a.entry) === JSON.stringify(b.entry);
 }

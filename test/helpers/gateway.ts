@@ -1,8 +1,13 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
+import { Client, type ClientCapabilities, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { ServerEntry } from '../../src/config/index.js';
+import { McpServer, type Server } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { RuntimeServerConfig } from '../../src/client/index.js';
+import type { ServerEntry, StdioServer } from '../../src/config/index.js';
+import { Gateway, type GatewayOptions } from '../../src/gateway/index.js';
 import { CLI, type Workspace } from './cli.js';
 
 export { eventually } from './eventually.js';
@@ -81,3 +86,100 @@ export async function connectGateway(
 
 export const textOf = (result: { content?: unknown }) =>
   ((result.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('');
+
+// ---- In-process gateways: upstreams and clients over the SDK's linked in-memory transports ----
+
+/** An upstream served in this process: each connect builds a fresh server from `build`. */
+export function inProcessUpstream(
+  name: string,
+  build: () => McpServer | Server,
+  entry: Partial<StdioServer> = {},
+): RuntimeServerConfig {
+  return {
+    name,
+    entry: { command: 'in-process', ...entry },
+    transport: () => {
+      const [client, server] = InMemoryTransport.createLinkedPair();
+      void build().connect(server);
+      return client;
+    },
+  };
+}
+
+/** An in-process upstream with these tools; each returns `<server>:<tool> <arguments as JSON>`. */
+export function toolServer(
+  name: string,
+  tools: Record<string, string>,
+  entry: Partial<StdioServer> = {},
+): RuntimeServerConfig {
+  return inProcessUpstream(
+    name,
+    () => {
+      const server = new McpServer({ name, version: '1.0.0' });
+      for (const [tool, description] of Object.entries(tools))
+        server.registerTool(tool, { description, inputSchema: z.object({}).passthrough() }, async (args) => ({
+          content: [{ type: 'text', text: `${name}:${tool} ${JSON.stringify(args)}` }],
+        }));
+      return server;
+    },
+    entry,
+  );
+}
+
+/** A gateway over these server configs, with its pins in a fresh temporary directory and its log kept. */
+export async function startGateway(
+  servers: RuntimeServerConfig[],
+  options: Partial<GatewayOptions> = {},
+): Promise<{ gateway: Gateway; log: string[]; dir: string; close(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'mcpkit-gw-'));
+  const log: string[] = [];
+  const gateway = await Gateway.create({
+    servers,
+    pinFile: join(dir, 'pins.json'),
+    log: (message) => log.push(message),
+    ...options,
+  });
+  return {
+    gateway,
+    log,
+    dir,
+    close: async () => {
+      await gateway.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A 2025-era SDK client connected to the gateway in-process, with the notifications it received. */
+export interface InProcessClient {
+  client: Client;
+  notifications: { method: string; params?: unknown }[];
+  close(): Promise<void>;
+}
+
+/** Connects an SDK client to a gateway over linked in-memory transports (the 2025 handshake). */
+export async function connectInProcess(
+  gateway: Gateway,
+  options: { name?: string; capabilities?: ClientCapabilities } = {},
+): Promise<InProcessClient> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = await gateway.factory({ era: 'legacy' });
+  await server.connect(serverSide);
+  const client = new Client(
+    { name: options.name ?? 'in-process-test', version: '1' },
+    { capabilities: options.capabilities ?? {} },
+  );
+  const notifications: InProcessClient['notifications'] = [];
+  for (const method of [
+    'notifications/tools/list_changed',
+    'notifications/prompts/list_changed',
+    'notifications/resources/list_changed',
+    'notifications/message',
+  ] as const) {
+    client.setNotificationHandler(method, (note) => {
+      notifications.push({ method, params: note.params });
+    });
+  }
+  await client.connect(clientSide);
+  return { client, notifications, close: () => client.close() };
+}

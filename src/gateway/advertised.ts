@@ -1,0 +1,44 @@
+import type { ServerCapabilities } from '@modelcontextprotocol/server';
+import type { CatalogSource, PrefixMode } from './catalog.js';
+import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
+
+/** What the gateway advertises to a client: capabilities and instructions, from its ready upstreams. */
+export interface Advertised {
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+}
+
+/**
+ * The gateway's capabilities (its own list_changed and logging, plus what any upstream offers) and its
+ * instructions (which servers it serves, how names are made, and each upstream's own instructions).
+ */
+export function advertised(sources: readonly CatalogSource[], prefix: PrefixMode): Advertised {
+  return { capabilities: capabilities(sources), instructions: instructions(sources, prefix) };
+}
+
+function capabilities(sources: readonly CatalogSource[]): ServerCapabilities {
+  const offered = sources.map((s) => s.connection.capabilities ?? {});
+  return {
+    tools: { listChanged: true },
+    resources: {
+      listChanged: true,
+      ...(offered.some((c) => c.resources?.subscribe) ? { subscribe: true } : {}),
+    },
+    logging: {},
+    ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
+    ...(offered.some((c) => c.completions) ? { completions: {} } : {}),
+  };
+}
+
+function instructions(sources: readonly CatalogSource[], prefix: PrefixMode): string | undefined {
+  const own = sources.filter((s) => s.connection.instructions).map((s) => s.connection);
+  // One upstream proxied transparently keeps its own words.
+  if (prefix === 'none' && sources.length === 1) return own[0]?.instructions;
+  const lines = [
+    `This MCP gateway serves the tools of ${sources.length} servers (${sources.map((s) => s.connection.id).join(', ') || 'none yet'}).` +
+      (prefix === 'server' ? ' Tool and prompt names start with the server name and "__".' : ''),
+    `When only ${TOOL_SEARCH} and ${CALL_TOOL} are listed, find tools with ${TOOL_SEARCH} and call them with ${CALL_TOOL}.`,
+  ];
+  for (const connection of own) lines.push('', `## ${connection.id}`, connection.instructions as string);
+  return lines.join('\n');
+}

@@ -1,0 +1,149 @@
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { isMcpkitError } from '../errors/index.js';
+import { failedResult, type ProgressUpdate } from '../serve/index.js';
+import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
+import type { Downstream, Downstreams } from './downstream.js';
+import { asCallToolResult, unavailable } from './relayed.js';
+import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
+import { relayOf, relayToolCall } from './upstream-relay.js';
+import type { Upstreams } from './upstreams.js';
+
+/** One tools/call as the router takes it, from the SDK handler or the fast path. */
+export interface RoutedCall {
+  /** Aborts when the client cancels (or goes away): the upstream is told to stop. */
+  signal?: AbortSignal;
+  /** The client the call is for (routes the upstream's elicitation / sampling back to it). */
+  downstream?: Downstream;
+  /** The SDK's request context, when the SDK serves the call. */
+  ctx?: ServerContext;
+  /** Who asked, for what `tool_search` reveals (see {@link Deferral}). */
+  identity?: string;
+  /** Set when the client asked for progress: each upstream update, before the result. */
+  progress?: (update: ProgressUpdate) => Promise<void>;
+}
+
+/** What the router needs from its gateway. */
+export interface RouterHost {
+  catalog(): Promise<Catalog>;
+  /** The catalog when it is built now (undefined while it is rebuilt). */
+  built(): Catalog | undefined;
+  upstreams: Upstreams;
+  downstreams: Downstreams;
+  prefix: PrefixMode;
+  /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
+  known: ReadonlyMap<string, string>;
+  /** Answers `tool_search`. */
+  toolSearch(catalog: Catalog, args: Record<string, unknown>, identity: string | undefined): CallToolResult;
+}
+
+/**
+ * The gateway's one `tools/call`: resolves the exposed name (or `call_tool`'s inner one) to an upstream
+ * tool and relays the call there with the caller's signal — raw when the upstream can (no schema pass),
+ * through the SDK client when it cannot or when a 2026-07-28 upstream wants input first. Returns the
+ * result; a protocol error of the upstream is thrown as a {@link ProtocolError} with its own code; an
+ * upstream that is down is a tool error the model can read.
+ */
+export class ToolRouter {
+  constructor(private readonly host: RouterHost) {}
+
+  /**
+   * The tool a plain call of `name` goes to, when that is known without waiting: the catalog is built and
+   * the upstream is ready. The fast path takes only such calls.
+   */
+  readyTarget(name: string): ExposedTool | undefined {
+    const tool = this.host.built()?.toolsByName.get(name);
+    if (!tool || this.host.upstreams.connection(tool.server)?.status !== 'ready') return undefined;
+    return tool;
+  }
+
+  /** Serves one tools/call. */
+  async call(name: string, args: Record<string, unknown>, call: RoutedCall = {}): Promise<CallToolResult> {
+    const catalog = this.host.built() ?? (await this.host.catalog());
+    let target = catalog.toolsByName.get(name);
+    let given = args;
+    if (!target && name === TOOL_SEARCH) return this.host.toolSearch(catalog, args, call.identity);
+    if (!target && name === CALL_TOOL) {
+      if (typeof args.name !== 'string')
+        return failedResult(
+          `${CALL_TOOL}: "name" must be the name of a tool (as ${TOOL_SEARCH} returned it)`,
+        );
+      if (
+        args.arguments !== undefined &&
+        (typeof args.arguments !== 'object' || args.arguments === null || Array.isArray(args.arguments))
+      )
+        return failedResult(`${CALL_TOOL}: "arguments" must be an object`);
+      name = args.name;
+      given = (args.arguments as Record<string, unknown> | undefined) ?? {};
+      target = catalog.toolsByName.get(name);
+    }
+    if (!target) {
+      const missing = this.unresolved(catalog, name);
+      if ('result' in missing) return missing.result;
+      target = missing.target;
+    }
+    return this.forward(target, name, given, call);
+  }
+
+  /** A name the catalog does not serve: why not, or (one upstream under its own names) a guess. */
+  private unresolved(catalog: Catalog, name: string): { result: CallToolResult } | { target: ExposedTool } {
+    const hidden = catalog.hidden.get(name);
+    if (hidden) return { result: failedResult(`Tool ${name} is hidden: ${hidden.reason}`) };
+    const server = this.host.known.get(name);
+    const down = server === undefined ? undefined : this.host.upstreams.unavailable(server);
+    if (down) return { result: unavailable(name, down) };
+    // A single upstream proxied with its own names answers for unknown tools itself, as it would directly.
+    const only = this.host.prefix === 'none' ? this.host.upstreams.onlyWith('tools') : undefined;
+    if (only === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const definition = { name, inputSchema: { type: 'object' as const } };
+    return { target: { name, server: only, tool: name, definition, alwaysLoad: false } };
+  }
+
+  private async forward(
+    target: ExposedTool,
+    name: string,
+    args: Record<string, unknown>,
+    call: RoutedCall,
+  ): Promise<CallToolResult> {
+    const { upstreams, downstreams } = this.host;
+    const connection = upstreams.connection(target.server);
+    const down = upstreams.unavailable(target.server);
+    if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
+    const end = call.downstream
+      ? downstreams.begin(target.server, call.downstream, call.ctx)
+      : () => undefined;
+    // Progress goes out before the result: the client drops progress that comes after it.
+    const sent: Promise<void>[] = [];
+    try {
+      // Without progress, the call goes through the raw relay: the upstream's result as it is, no schema pass.
+      const relay = call.progress ? undefined : relayOf(connection);
+      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal));
+      if (relayed?.kind === 'result') return asCallToolResult(relayed.result);
+      if (relayed?.kind === 'error') {
+        const { code, message, data } = relayed.error;
+        // The upstream died during the call: the same answer as a call that found it down.
+        if (connection.status !== 'ready') return unavailable(name, message);
+        throw new ProtocolError(code, message, data);
+      }
+      // No relay, progress asked for, or a 2026-07-28 upstream that wants input first (the SDK client knows
+      // how to get it and ask again) — with the same signal, so a cancel reaches this call too.
+      const progress = call.progress;
+      const result = await connection.callTool(target.tool, args, {
+        ...(call.signal ? { signal: call.signal } : {}),
+        ...(progress ? { onProgress: (update: ProgressUpdate) => void sent.push(progress(update)) } : {}),
+      });
+      if (sent.length > 0) await Promise.all(sent);
+      return result;
+    } catch (error) {
+      if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+      if (isMcpkitError(error)) return unavailable(name, error.message);
+      throw error;
+    } finally {
+      end();
+    }
+  }
+}
