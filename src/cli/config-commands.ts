@@ -5,11 +5,15 @@ import {
   checkServerName,
   expandServerEntry,
   findServer,
+  formatKeyHints,
+  GATEWAY_LOOP,
   isStdioServer,
+  keyHints,
   loadConfig,
   maskEntry,
   parseServerEntry,
   removeServerFrom,
+  runsMcpkitGateway,
   type Scope,
   type ServerEntry,
   scopesDefining,
@@ -46,6 +50,7 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
     .action(async (name: string, target: string | undefined, args: string[], opts: AddFlags) => {
       checkNameArgument(name);
       const entry = entryFromFlags(target, args, opts);
+      refuseGateway(name, entry);
       const result = await addServers([{ name, entry }], {
         ...where,
         scope: opts.scope,
@@ -65,6 +70,10 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
     .action(async (name: string, json: string, opts: { scope: Scope; force?: boolean }) => {
       checkNameArgument(name);
       const value = parseJsonText('argument <json>', json, false, '');
+      const hints = keyHints(value);
+      if (hints.length > 0) {
+        throw new McpkitError('CONFIG_INVALID', `argument <json>: ${formatKeyHints(hints)}; nothing written`);
+      }
       const parsed = parseServerEntry(value);
       if (!parsed.ok) {
         throw new McpkitError(
@@ -72,6 +81,7 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
           `argument <json>: ${formatIssues(parsed.issues)}; nothing written`,
         );
       }
+      refuseGateway(name, parsed.entry);
       const result = await addServers([{ name, entry: value }], {
         ...where,
         scope: opts.scope,
@@ -176,6 +186,11 @@ interface GetFlags {
   json?: boolean;
   showSecrets?: boolean;
   expand?: boolean;
+}
+
+/** The gateway serves this config: an entry that runs it would make it start itself without end. */
+function refuseGateway(name: string, entry: ServerEntry): void {
+  if (runsMcpkitGateway(entry)) throw new McpkitError('CONFIG_INVALID', `server "${name}" ${GATEWAY_LOOP}`);
 }
 
 function checkNameArgument(name: string): void {

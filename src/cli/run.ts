@@ -30,6 +30,7 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
     load: async () => (await import('./server-commands.js')).registerServerCommands,
   },
   { commands: ['check'], load: async () => (await import('./check-command.js')).registerCheckCommand },
+  { commands: ['doctor'], load: async () => (await import('./doctor-command.js')).registerDoctorCommand },
   { commands: ['bridge'], load: async () => (await import('./bridge-command.js')).registerBridgeCommand },
   {
     commands: ['search-server', 'query', 'index'],

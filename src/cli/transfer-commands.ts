@@ -71,12 +71,16 @@ export function registerTransferCommands(program: Command, io: CliIO, _adhoc?: r
       if (!opts.write) {
         io.out(report.text);
       } else {
-        const names = report.exported.map((e) => (e.replaced ? `${e.name} (replaced)` : e.name));
-        io.out(
-          report.written
-            ? `Exported ${names.length} server${names.length === 1 ? '' : 's'} to ${report.target}: ${names.join(', ')}\n`
-            : `Nothing to export; ${report.target} left as it was\n`,
+        const names = report.exported.map((e) =>
+          e.unchanged ? `${e.name} (unchanged)` : e.replaced ? `${e.name} (replaced)` : e.name,
         );
+        const count = `${names.length} server${names.length === 1 ? '' : 's'}`;
+        if (report.written) io.out(`Exported ${count} to ${report.target}: ${names.join(', ')}\n`);
+        else if (names.length > 0) {
+          io.out(
+            `Nothing changed: ${report.target} already holds ${count} as they are (${names.join(', ')})\n`,
+          );
+        } else io.out(`Nothing to export; ${report.target} left as it was\n`);
       }
       printSkipped(io, report.skipped);
     });

@@ -1,12 +1,12 @@
 import { writeFileAtomic } from '../internal/text-file.js';
 import { type ClientContextOptions, clientContext } from './client-context.js';
+import { planEntry } from './export-merge.js';
 import { mergeServers, readClientDocument, renderServers } from './formats/client-file.js';
 import { clientFormat } from './formats/clients.js';
-import { isRecord } from './formats/json-family.js';
 import type { ClientId } from './formats/types.js';
 import type { ServerNote } from './import.js';
 import type { Scope } from './paths.js';
-import { effectiveServers, loadConfig } from './store.js';
+import { type ConfiguredServer, effectiveServers, loadConfig } from './store.js';
 
 /** Options for {@link exportServers}. */
 export interface ExportOptions extends ClientContextOptions {
@@ -26,7 +26,8 @@ export interface ExportReport {
   /** The snippet, or with `write` the whole new file. */
   text: string;
   written: boolean;
-  exported: { name: string; replaced: boolean }[];
+  /** With `write`: `unchanged` when the client's file already held the entry as it reads (left as it was). */
+  exported: { name: string; replaced: boolean; unchanged?: boolean }[];
   skipped: ServerNote[];
   notes: ServerNote[];
   /** Warnings from loading mcpkit's own config. */
@@ -35,7 +36,9 @@ export interface ExportReport {
 
 /**
  * Renders mcpkit's servers in a client's own format, or merges them into that client's file keeping
- * everything else there: one config, every client.
+ * everything else there: one config, every client. A round trip keeps what the user wrote: entries that
+ * read the same are not touched, replaced ones keep the keys mcpkit does not model (see {@link planEntry}),
+ * and the file is written (atomically) only when something changed.
  */
 export async function exportServers(options: ExportOptions): Promise<ExportReport> {
   const ctx = clientContext(options);
@@ -44,31 +47,42 @@ export async function exportServers(options: ExportOptions): Promise<ExportRepor
   const servers = options.scope
     ? config.servers.filter((s) => s.scope === options.scope)
     : effectiveServers(config);
-  const natives: Record<string, Record<string, unknown>> = {};
+  const natives: { server: ConfiguredServer; native: Record<string, unknown> }[] = [];
   const skipped: ServerNote[] = [];
   const notes: ServerNote[] = [];
   for (const server of servers) {
+    if (format.readsProjectFile && server.scope === 'project') {
+      skipped.push({
+        name: server.name,
+        message: `in project scope: ${format.label} reads ${server.file} as its own project file already`,
+      });
+      continue;
+    }
     const converted = format.toNative(server.entry);
     if (converted.value) {
-      natives[server.name] = converted.value;
+      natives.push({ server, native: converted.value });
       for (const message of converted.notes) notes.push({ name: server.name, message });
     } else skipped.push({ name: server.name, message: converted.notes.join('; ') });
   }
   const target = options.to ?? format.exportPath(ctx);
   const report = { target, written: false, skipped, notes, warnings: config.warnings };
   if (!options.write) {
-    const exported = Object.keys(natives).map((name) => ({ name, replaced: false }));
-    return { ...report, text: renderServers(format, natives), exported };
+    const snippet = Object.fromEntries(natives.map(({ server, native }) => [server.name, native]));
+    const exported = natives.map(({ server }) => ({ name: server.name, replaced: false }));
+    return { ...report, text: renderServers(format, snippet), exported };
   }
   const doc = await readClientDocument(format, target);
-  let present: unknown = doc.value;
-  for (const key of format.serversPath) present = isRecord(present) ? present[key] : undefined;
-  const exported = Object.keys(natives).map((name) => ({
-    name,
-    replaced: isRecord(present) && Object.hasOwn(present, name),
-  }));
-  const merged = mergeServers(format, doc, natives);
+  const plans = natives.map(({ server, native }) =>
+    planEntry(format, doc.value, ctx, server.name, server.entry, native),
+  );
+  const exported = plans.map((plan) =>
+    plan.status === 'unchanged'
+      ? { name: plan.name, replaced: false, unchanged: true }
+      : { name: plan.name, replaced: plan.status === 'replaced' },
+  );
+  const merged = mergeServers(format, doc, plans);
   for (const message of merged.notes) notes.push({ name: '', message });
-  if (exported.length > 0) await writeFileAtomic(target, merged.text);
-  return { ...report, text: merged.text, exported, written: exported.length > 0 };
+  const written = merged.text !== doc.text;
+  if (written) await writeFileAtomic(target, merged.text);
+  return { ...report, text: merged.text, exported, written };
 }

@@ -6,6 +6,7 @@ import { type ClientContextOptions, clientContext } from './client-context.js';
 import { readClientDocument } from './formats/client-file.js';
 import { clientFormat } from './formats/clients.js';
 import type { ClientId } from './formats/types.js';
+import { GATEWAY_LOOP, runsMcpkitGateway } from './gateway-entry.js';
 import { configFile, type Scope } from './paths.js';
 import { formatIssues, parseServerEntry } from './schema.js';
 import { addServers, SERVERS_KEY } from './store.js';
@@ -73,6 +74,10 @@ export async function importServers(options: ImportOptions): Promise<ImportRepor
     const parsed = parseServerEntry(converted.value);
     if (!parsed.ok) {
       report.skipped.push({ name, message: `invalid entry: ${formatIssues(parsed.issues, native.path)}` });
+      continue;
+    }
+    if (runsMcpkitGateway(parsed.entry)) {
+      report.skipped.push({ name, message: GATEWAY_LOOP });
       continue;
     }
     if (batch.some((b) => b.name === name)) {

@@ -1,8 +1,19 @@
 // mcpkit/config — everything exported here is public API.
 export { type ClientContextOptions, clientContext } from './client-context.js';
+export { findCommand, guiPath } from './command-path.js';
+export {
+  DOCTOR_SOURCES,
+  type DoctorOptions,
+  type DoctorReport,
+  diagnose,
+  serverTarget,
+} from './doctor.js';
+export type { CheckContext, DoctorCheck, DoctorFinding } from './doctor-checks.js';
+export { type DoctorFile, type DoctorServer, type DoctorSource, GUI_CLIENTS } from './doctor-sources.js';
 export { type ExportOptions, type ExportReport, exportServers } from './export.js';
 export { clientFormat, isClientId } from './formats/clients.js';
 export { CLIENT_IDS, type ClientContext, type ClientFormat, type ClientId } from './formats/types.js';
+export { commandRunsMcpkitGateway, GATEWAY_LOOP, runsMcpkitGateway } from './gateway-entry.js';
 export {
   type ImportOptions,
   type ImportReport,
@@ -10,6 +21,7 @@ export {
   type ServerNote,
   sanitizeName,
 } from './import.js';
+export { formatKeyHints, type KeyHint, keyHints } from './key-hints.js';
 export { MASK, maskEntry, maskUrl } from './mask.js';
 export {
   type ConfigLocationOptions,
@@ -32,10 +44,11 @@ export {
   ServerNameSchema,
   type StdioServer,
   StdioServerSchema,
-  type Transport,
+  type TransportKind,
   transportOf,
   type ValidationIssue,
 } from './schema.js';
+export { isPlainSecret, looksLikeToken, maskArgs, secretArgs } from './secrets.js';
 export {
   type AddServersOptions,
   addServers,

@@ -59,7 +59,8 @@ export const ServerEntrySchema = z.union([StdioServerSchema, RemoteServerSchema]
 export type StdioServer = z.infer<typeof StdioServerSchema>;
 export type RemoteServer = z.infer<typeof RemoteServerSchema>;
 export type ServerEntry = z.infer<typeof ServerEntrySchema>;
-export type Transport = 'stdio' | 'http' | 'sse';
+/** How mcpkit reaches a server (named apart from the SDK's `Transport`, the live connection object). */
+export type TransportKind = 'stdio' | 'http' | 'sse';
 
 /** One problem found in a value: where (JSON path segments from the entry) and what. */
 export interface ValidationIssue {
@@ -117,7 +118,7 @@ export function checkServerName(name: string): string | undefined {
 }
 
 /** The transport an entry uses. */
-export function transportOf(entry: ServerEntry): Transport {
+export function transportOf(entry: ServerEntry): TransportKind {
   if ('command' in entry) return 'stdio';
   return entry.type === 'sse' ? 'sse' : 'http';
 }

@@ -1,5 +1,6 @@
 import { McpkitError } from '../errors/index.js';
 import { type JsonDocument, readJsonDocument, writeJsonEdits } from '../internal/json-document.js';
+import { formatKeyHints, keyHints } from './key-hints.js';
 import { type ConfigLocationOptions, configFile, SCOPES, type Scope } from './paths.js';
 import {
   checkServerName,
@@ -142,7 +143,13 @@ export function checkNamedEntry(
   if (nameProblem)
     return { ok: false, message: `${formatJsonPath([SERVERS_KEY, name])}: invalid name: ${nameProblem}` };
   const parsed = parseServerEntry(value);
-  return parsed.ok ? parsed : { ok: false, message: formatIssues(parsed.issues, [SERVERS_KEY, name]) };
+  if (parsed.ok) return parsed;
+  const hints = keyHints(value);
+  const message = formatIssues(parsed.issues, [SERVERS_KEY, name]);
+  return {
+    ok: false,
+    message: hints.length > 0 ? `${message}; ${formatKeyHints(hints, [SERVERS_KEY, name])}` : message,
+  };
 }
 
 function serverRecords(doc: JsonDocument, warnings: string[]): { name: string; value: unknown }[] {

@@ -80,7 +80,9 @@ export function mapEntryStrings<T extends ServerEntry>(
 
 /**
  * Expands the references of one server's entry against `env`. Every unset variable without a default is
- * collected, and the error names each one, where it is used and the server.
+ * collected, and the error names each one, where it is used and the server. `NAME: "${NAME:-}"` in `env`
+ * passes NAME through when it is set and leaves it out when not (Codex's `env_vars`), rather than
+ * setting it to "".
  */
 export function expandServerEntry<T extends ServerEntry>(
   name: string,
@@ -88,7 +90,7 @@ export function expandServerEntry<T extends ServerEntry>(
   env: Readonly<Record<string, string | undefined>>,
 ): T {
   const missing: string[] = [];
-  const expanded = mapEntryStrings(entry, (value, path) =>
+  const expanded = mapEntryStrings(withoutUnsetPassThrough(entry, env), (value, path) =>
     expandVariables(value, env, (name) => missing.push(`${name} (in ${path})`)),
   );
   if (missing.length > 0) {
@@ -100,4 +102,16 @@ export function expandServerEntry<T extends ServerEntry>(
     );
   }
   return expanded;
+}
+
+function withoutUnsetPassThrough<T extends ServerEntry>(
+  entry: T,
+  env: Readonly<Record<string, string | undefined>>,
+): T {
+  if (!isStdioServer(entry) || !entry.env) return entry;
+  const kept = Object.entries(entry.env).filter(
+    ([key, value]) => !(value === `\${${key}:-}` && env[key] === undefined),
+  );
+  if (kept.length === Object.keys(entry.env).length) return entry;
+  return { ...entry, env: Object.fromEntries(kept) };
 }

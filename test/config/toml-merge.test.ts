@@ -45,4 +45,47 @@ describe('setTomlTables', () => {
     const result = setTomlTables('', {}, 'mcp_servers', { a: { command: 'x', args: ['-y'] } });
     expect(result.text).toBe('[mcp_servers.a]\ncommand = "x"\nargs = [ "-y" ]\n');
   });
+
+  it('replaces a table where it stands: the comment above stays above, later tables do not move', () => {
+    const text = [
+      '# servers',
+      '[mcp_servers.a]',
+      'command = "old"',
+      '',
+      '# the b server',
+      '[mcp_servers.b]',
+      'command = "b"',
+      '',
+      '[profiles.fast]',
+      'model = "o4-mini"',
+      '',
+    ].join('\n');
+    const result = setTomlTables(text, parse(text), 'mcp_servers', {
+      b: { command: 'new' },
+      c: { command: 'c' },
+    });
+    expect(result.text).toBe(
+      [
+        '# servers',
+        '[mcp_servers.a]',
+        'command = "old"',
+        '',
+        '# the b server',
+        '[mcp_servers.b]',
+        'command = "new"',
+        '',
+        '[mcp_servers.c]',
+        'command = "c"',
+        '',
+        '[profiles.fast]',
+        'model = "o4-mini"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('leaves the text as it is when no table changes', () => {
+    const text = '# x\n[mcp_servers.a]\ncommand = "a"   # odd spacing\n';
+    expect(setTomlTables(text, parse(text), 'mcp_servers', {}).text).toBe(text);
+  });
 });

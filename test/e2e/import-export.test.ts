@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
+import { runInProcess as runCli } from '../config/run-in-process.js';
+import { createWorkspace, type Workspace } from '../helpers/cli.js';
 
 let ws: Workspace;
 beforeEach(async () => {
@@ -105,7 +106,7 @@ const cases: ClientCase[] = [
       docs: {
         command: 'npx',
         args: ['-y', 'docs-mcp'],
-        env: { LOG: 'info', DOCS_TOKEN: '${DOCS_TOKEN}' },
+        env: { LOG: 'info', DOCS_TOKEN: '${DOCS_TOKEN:-}' },
         startupTimeout: 20000,
         timeout: 45000,
         includeTools: ['search', 'fetch'],
@@ -194,28 +195,45 @@ describe.each(cases)('$client', (c) => {
     if (c.warnings.length === 0) expect(r.stderr).toBe('');
   });
 
-  it('round-trips: export --write into its file, keep its other keys, import back the same servers', async () => {
+  it('round-trips byte for byte: import, then export --write changes nothing', async () => {
     const file = await placeFixture(c);
     const before = await readFile(file, 'utf8');
-    expect((await runCli(ws, ['import', c.client])).code).toBe(0);
+    const imported = await runCli(ws, ['import', c.client, '--scope', 'user']);
+    expect(imported.code, imported.stderr).toBe(0);
     const exported = await runCli(ws, ['export', c.client, '--write', '--to', file]);
     expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout).toMatch(
-      new RegExp(`^Exported \\d+ servers? to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    const names = Object.keys(c.expected).map((name) => `${name} (unchanged)`);
+    expect(exported.stdout).toBe(
+      `Nothing changed: ${file} already holds ${names.length} servers as they are (${names.join(', ')})\n`,
     );
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('round-trips a changed server: only it changes, its unknown keys and the rest of the file stay', async () => {
+    const file = await placeFixture(c);
+    const before = await readFile(file, 'utf8');
+    expect((await runCli(ws, ['import', c.client, '--scope', 'user'])).code).toBe(0);
+    const userFile = join(ws.userDir, 'config.json');
+    const config = await readJson(userFile);
+    const [name] = Object.keys(c.expected) as [string];
+    config.mcpServers[name].timeout = 120000;
+    await writeFile(userFile, JSON.stringify(config));
+    const exported = await runCli(ws, ['export', c.client, '--write', '--to', file]);
+    expect(exported.code, exported.stderr).toBe(0);
     const after = await readFile(file, 'utf8');
-    expect(after).not.toBe(before);
-    // Everything outside the servers map is as it was.
     const strip = (text: string) => {
       const value = c.fixture.endsWith('.toml') ? parseToml(text) : parseJsonc(text);
       const { mcpServers: _a, servers: _b, mcp_servers: _c, ...rest } = value as Record<string, unknown>;
       return rest;
     };
+    // Everything outside the servers map is as it was.
     expect(strip(after)).toEqual(strip(before));
-    const back = await runCli(ws, ['import', c.client, '--scope', 'user', '--from', file]);
+    const back = await runCli(ws, ['import', c.client, '--scope', 'project', '--from', file]);
     expect(back.code, back.stderr).toBe(0);
-    const user = (await readJson(join(ws.userDir, 'config.json'))).mcpServers;
-    expect(user).toEqual(c.expected);
+    const timeoutKept = !['claude-code', 'claude-desktop', 'cursor', 'vscode', 'windsurf'].includes(c.client);
+    const servers = await projectServers();
+    expect(servers[name].timeout).toBe(timeoutKept ? 120000 : undefined);
+    for (const other of Object.keys(c.expected).slice(1)) expect(servers[other]).toEqual(c.expected[other]);
   });
 });
 

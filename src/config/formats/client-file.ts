@@ -2,6 +2,7 @@ import { parse, stringify, TomlError } from 'smol-toml';
 import { McpkitError } from '../../errors/index.js';
 import { editJsonText, readJsonDocument } from '../../internal/json-document.js';
 import { readTextIfExists } from '../../internal/text-file.js';
+import type { EntryPlan } from '../export-merge.js';
 import { setTomlTables } from './toml-merge.js';
 import type { ClientFormat } from './types.js';
 
@@ -41,26 +42,26 @@ export function renderServers(
 }
 
 /**
- * The client's file with these servers set (added, or replaced in place), everything else kept. Returns
+ * The client's file with these entries written (added, or edited in place), everything else kept. Returns
  * the new text and notes about anything that could not be kept.
  */
 export function mergeServers(
   format: ClientFormat,
   doc: ClientDocument,
-  servers: Record<string, Record<string, unknown>>,
+  plans: readonly EntryPlan[],
 ): { text: string; notes: string[] } {
+  const changed = plans.filter((plan) => plan.status !== 'unchanged');
+  if (changed.length === 0) return { text: doc.text, notes: [] };
   if (format.syntax === 'toml') {
     const [root = 'mcp_servers'] = format.serversPath;
-    const merged = setTomlTables(doc.text, doc.value, root, servers);
+    const tables = Object.fromEntries(changed.map((plan) => [plan.name, plan.native]));
+    const merged = setTomlTables(doc.text, doc.value, root, tables);
     const notes = merged.commentsLost
       ? [`${doc.file}: its layout could not be edited in place; rewritten in full, comments dropped`]
       : [];
     return { text: merged.text, notes };
   }
-  const edits = Object.entries(servers).map(([name, value]) => ({
-    path: [...format.serversPath, name],
-    value,
-  }));
+  const edits = changed.flatMap((plan) => plan.edits);
   return { text: editJsonText({ ...doc, jsonc: format.syntax === 'jsonc' }, edits), notes: [] };
 }
 

@@ -29,7 +29,19 @@ const claudeCode = jsonClient({
   toolFilters: false,
   variables: 'posix',
   readServers: readClaudeCode,
+  entryPath: claudeCodeEntryPath,
+  // `.mcp.json` in the project is Claude Code's project scope: copying its servers into ~/.claude.json
+  // would list each twice.
+  readsProjectFile: true,
 });
+
+/** A server Claude Code keeps for the current directory is replaced there, else at the user level. */
+function claudeCodeEntryPath(doc: Record<string, unknown>, ctx: ClientContext, name: string) {
+  const projects = isRecord(doc.projects) ? doc.projects : {};
+  const project = projects[ctx.cwd];
+  const local = isRecord(project) && isRecord(project.mcpServers) ? project.mcpServers : {};
+  return Object.hasOwn(local, name) ? ['projects', ctx.cwd, 'mcpServers', name] : ['mcpServers', name];
+}
 
 /** The user's servers plus the ones Claude Code keeps for the current directory (which win, as there). */
 function readClaudeCode(doc: Record<string, unknown>, ctx: ClientContext) {

@@ -20,9 +20,13 @@ export const codexFormat: ClientFormat = {
   readServers: (doc) => ({ servers: serversAt(doc, ['mcp_servers']), notes: [] }),
   fromNative,
   toNative,
+  // Codex has no variable syntax: its strings read as written.
+  importText: (text) => text,
 };
 
 const WHOLE_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+/** `${NAME}` or `${NAME:-}`: both pass NAME through (the second only if set), Codex's `env_vars`. */
+const PASS_THROUGH = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?\}$/;
 const BEARER_REFERENCE = /^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 function fromNative(value: unknown): Conversion<Record<string, unknown>> {
@@ -56,7 +60,8 @@ function fromNative(value: unknown): Conversion<Record<string, unknown>> {
     const merged: Record<string, unknown> = isRecord(env) ? { ...env } : {};
     if (Array.isArray(env_vars)) {
       for (const name of env_vars) {
-        if (typeof name === 'string') merged[name] = `\${${name}}`;
+        // "Pass NAME through if set": an unset NAME must not stop the server (see expandServerEntry).
+        if (typeof name === 'string') merged[name] = `\${${name}:-}`;
         else notes.push(`env_vars entry ${JSON.stringify(name)} not imported (expected a variable name)`);
       }
     }
@@ -70,10 +75,9 @@ function fromNative(value: unknown): Conversion<Record<string, unknown>> {
   if (enabled === false) entry.disabled = true;
   if (enabled_tools !== undefined) entry.includeTools = enabled_tools;
   if (disabled_tools !== undefined) entry.excludeTools = disabled_tools;
-  for (const key of Object.keys(value)) {
-    if (!KNOWN_KEYS.has(key)) notes.push(`"${key}" not imported (mcpkit has no equivalent)`);
-  }
-  return { value: entry, notes };
+  const unknownKeys = Object.keys(value).filter((key) => !KNOWN_KEYS.has(key));
+  for (const key of unknownKeys) notes.push(`"${key}" not imported (mcpkit has no equivalent)`);
+  return { value: entry, notes, unknownKeys };
 }
 
 const KNOWN_KEYS = new Set([
@@ -109,7 +113,7 @@ function toNative(entry: ServerEntry): Conversion<Record<string, unknown>> {
     const env: Record<string, string> = {};
     const passThrough: string[] = [];
     for (const [key, value] of Object.entries(entry.env ?? {})) {
-      if (WHOLE_REFERENCE.exec(value)?.[1] === key) passThrough.push(key);
+      if (PASS_THROUGH.exec(value)?.[1] === key) passThrough.push(key);
       else env[key] = literal(value, `env.${key}`);
     }
     if (Object.keys(env).length > 0) out.env = env;

@@ -1,4 +1,4 @@
-import { isStdioServer, type ServerEntry, type Transport, transportOf } from '../schema.js';
+import { isStdioServer, type ServerEntry, type TransportKind, transportOf } from '../schema.js';
 import type { ClientContext, ClientFormat, ClientId, Conversion, NativeServer } from './types.js';
 import { exportVariables, importVariables, type VariableStyle } from './variable-syntax.js';
 
@@ -14,13 +14,13 @@ export interface JsonClientSpec {
   importPaths(ctx: ClientContext): string[];
   exportPath(ctx: ClientContext): string;
   /** Native `type` values and the transport each means; absent types are inferred from the keys. */
-  typeNames: Readonly<Record<string, Transport>>;
+  typeNames: Readonly<Record<string, TransportKind>>;
   /** When the client's file carries `type`: on every entry, or never. */
   writeType: 'always' | 'never';
   /** The `type` written for each transport when `writeType` is `always`. */
-  nativeType?: Readonly<Partial<Record<Transport, string>>>;
+  nativeType?: Readonly<Partial<Record<TransportKind, string>>>;
   /** Keys that hold a remote URL, in the order they are looked for, and the transport each implies. */
-  urlKeys: readonly { key: string; transport: Transport }[];
+  urlKeys: readonly { key: string; transport: TransportKind }[];
   /** The key a remote URL is written under, per transport; absent when the client cannot run it. */
   exportUrlKey: Readonly<Partial<Record<'http' | 'sse', string>>>;
   cwd: boolean;
@@ -28,6 +28,10 @@ export interface JsonClientSpec {
   disabled: boolean;
   toolFilters: boolean;
   variables: VariableStyle;
+  /** See {@link ClientFormat.entryPath}. */
+  entryPath?(doc: Record<string, unknown>, ctx: ClientContext, name: string): readonly string[];
+  /** See {@link ClientFormat.readsProjectFile}. */
+  readsProjectFile?: boolean;
   /** Reads the servers out of a parsed file; by default `doc[serversKey]`. */
   readServers?(
     doc: Record<string, unknown>,
@@ -47,6 +51,9 @@ export function jsonClient(spec: JsonClientSpec): ClientFormat {
     readServers: spec.readServers ?? ((doc) => ({ servers: serversAt(doc, [spec.serversKey]), notes: [] })),
     fromNative: (value) => fromNative(spec, value),
     toNative: (entry) => toNative(spec, entry),
+    importText: (text) => importVariables(text, spec.variables, '', spec.label, []),
+    ...(spec.entryPath ? { entryPath: spec.entryPath } : {}),
+    ...(spec.readsProjectFile ? { readsProjectFile: true } : {}),
   };
 }
 
@@ -74,7 +81,7 @@ function fromNative(spec: JsonClientSpec, value: unknown): Conversion<Record<str
       ? Object.fromEntries(Object.entries(record).map(([k, v]) => [k, str(v, `${where}.${k}`)]))
       : record;
 
-  let transport: Transport | undefined;
+  let transport: TransportKind | undefined;
   const type = take('type');
   if (type !== undefined) {
     transport = typeof type === 'string' ? spec.typeNames[type] : undefined;
@@ -121,11 +128,9 @@ function fromNative(spec: JsonClientSpec, value: unknown): Conversion<Record<str
       if (list !== undefined) entry[key] = list;
     }
   }
-  for (const key of Object.keys(value)) {
-    if (!used.has(key) && value[key] !== undefined)
-      notes.push(`"${key}" not imported (mcpkit has no equivalent)`);
-  }
-  return { value: entry, notes };
+  const unknownKeys = Object.keys(value).filter((key) => !used.has(key) && value[key] !== undefined);
+  for (const key of unknownKeys) notes.push(`"${key}" not imported (mcpkit has no equivalent)`);
+  return { value: entry, notes, unknownKeys };
 }
 
 function toNative(spec: JsonClientSpec, entry: ServerEntry): Conversion<Record<string, unknown>> {

@@ -4,9 +4,11 @@ import { parse, stringify } from 'smol-toml';
 /**
  * Sets `root.NAME` tables in a TOML text while keeping the rest of the text — comments included — as it
  * was. smol-toml (like every TOML library here) drops comments when it re-serialises, and users comment
- * their Codex config, so the tables being replaced are cut out by their headers and the new ones appended.
- * The result is parsed back and compared with the intended document; if the text had a shape this cannot
- * edit (inline tables, dotted keys), the whole document is re-serialised and `commentsLost` says so.
+ * their Codex config, so a replaced table is cut out by its headers and its new text put where it stood:
+ * the comment above it stays above it and the tables around it (`[profiles.*]`) keep their places. New
+ * tables go after the last `root` table. The result is parsed back and compared with the intended
+ * document; if the text had a shape this cannot edit (inline tables, dotted keys), the whole document is
+ * re-serialised and `commentsLost` says so.
  */
 export function setTomlTables(
   text: string,
@@ -14,27 +16,74 @@ export function setTomlTables(
   root: string,
   tables: Record<string, Record<string, unknown>>,
 ): { text: string; commentsLost: boolean } {
-  const names = new Set(Object.keys(tables));
+  if (Object.keys(tables).length === 0) return { text, commentsLost: false };
   const rootTable = (original[root] ?? {}) as Record<string, unknown>;
   const expected = { ...original, [root]: { ...rootTable, ...tables } };
+  const render = (name: string) =>
+    stringify({ [root]: { [name]: tables[name] } })
+      .trimEnd()
+      .split('\n');
 
-  const kept: string[] = [];
-  let dropping = false;
-  for (const line of text.split('\n')) {
-    const header = tableHeader(line);
-    if (header) dropping = header[0] === root && header[1] !== undefined && names.has(header[1]);
-    if (!dropping) kept.push(line);
+  const out: string[] = [];
+  const placed = new Set<string>();
+  let afterRoot: number | undefined;
+  for (const block of splitBlocks(text)) {
+    const name = block.header?.[0] === root ? block.header[1] : undefined;
+    if (name !== undefined && Object.hasOwn(tables, name)) {
+      // The first block of a replaced table (its header; sub-tables follow) takes the new text.
+      if (!placed.has(name)) out.push(...render(name));
+      placed.add(name);
+    } else out.push(...block.lines);
+    if (name !== undefined) afterRoot = out.length;
+    out.push(...block.trailing);
   }
-  let head = kept.join('\n').replace(/\s*$/, '');
-  if (head !== '') head += '\n\n';
-  const edited = `${head}${stringify({ [root]: tables })}`.replace(/\s*$/, '\n');
+  const added = Object.keys(tables)
+    .filter((name) => !placed.has(name))
+    .flatMap((name) => ['', ...render(name)]);
+  if (afterRoot === undefined) {
+    while (out.length > 0 && (out.at(-1) as string).trim() === '') out.pop();
+    if (out.length === 0) added.shift();
+    out.push(...added, '');
+  } else out.splice(afterRoot, 0, ...added);
+  const edited = out.join('\n').replace(/\s*$/, '\n');
   try {
     if (isDeepStrictEqual(parse(edited), parse(stringify(expected))))
       return { text: edited, commentsLost: false };
   } catch {
-    // The cut-and-append produced invalid TOML (e.g. a name also defined inline); fall through.
+    // The edit produced invalid TOML (e.g. a name also defined inline); fall through.
   }
   return { text: stringify(expected).replace(/\s*$/, '\n'), commentsLost: true };
+}
+
+/**
+ * A stretch of the file: a header line and its body (or the text before the first header), and the
+ * comment and blank lines at its end that sit right above the next header — those describe the next
+ * table, so they stay when this one is replaced.
+ */
+interface Block {
+  header?: string[];
+  lines: string[];
+  trailing: string[];
+}
+
+function splitBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  let current: Block = { lines: [], trailing: [] };
+  for (const line of text.split('\n')) {
+    const header = tableHeader(line);
+    if (header) {
+      blocks.push(current);
+      current = { header, lines: [line], trailing: [] };
+    } else current.lines.push(line);
+  }
+  blocks.push(current);
+  for (const block of blocks) {
+    let cut = block.lines.length;
+    while (cut > (block.header ? 1 : 0) && /^\s*(#.*)?$/.test(block.lines[cut - 1] as string)) cut--;
+    block.trailing = block.lines.slice(cut);
+    block.lines = block.lines.slice(0, cut);
+  }
+  return blocks;
 }
 
 const HEADER = /^\s*\[(?!\[)([^\]]*)\]\s*(#.*)?$/;

@@ -33,6 +33,8 @@ export interface NativeServer {
 export interface Conversion<T> {
   value?: T;
   notes: string[];
+  /** From `fromNative`: the entry's keys mcpkit does not model; an export that replaces the entry keeps them. */
+  unknownKeys?: string[];
 }
 
 /** A client's config format: where its files are, how its entries map to and from mcpkit's. */
@@ -52,4 +54,16 @@ export interface ClientFormat {
   fromNative(value: unknown): Conversion<Record<string, unknown>>;
   /** An mcpkit entry as the client writes it. */
   toNative(entry: ServerEntry): Conversion<Record<string, unknown>>;
+  /**
+   * A string of the client's file as mcpkit writes it (`${env:X}` → `${X}`); an export keeps the client's
+   * own spelling of a string whenever both read the same.
+   */
+  importText(text: string): string;
+  /** Where the client keeps an existing entry of this name; by default `serversPath` + name. */
+  entryPath?(doc: Record<string, unknown>, ctx: ClientContext, name: string): readonly string[];
+  /**
+   * True when the client reads mcpkit's project file (`.mcp.json`) as its own: project-scope servers are
+   * already there and are never copied into the client's user file.
+   */
+  readsProjectFile?: boolean;
 }

@@ -9,6 +9,32 @@ import { findVariables, replaceVariables } from '../variables.js';
  */
 export type VariableStyle = 'posix' | 'posix-plain' | 'env-colon' | 'none';
 
+/**
+ * The variables VS Code and its forks (Cursor, Windsurf) resolve themselves. They look like mcpkit's
+ * `${NAME}`, but writing them back as `${env:NAME}` would turn them into an (unset) environment variable.
+ */
+export const EDITOR_VARIABLES: ReadonlySet<string> = new Set([
+  'workspaceFolder',
+  'workspaceFolderBasename',
+  'workspaceRoot',
+  'file',
+  'fileWorkspaceFolder',
+  'relativeFile',
+  'relativeFileDirname',
+  'fileBasename',
+  'fileBasenameNoExtension',
+  'fileExtname',
+  'fileDirname',
+  'fileDirnameBasename',
+  'cwd',
+  'lineNumber',
+  'selectedText',
+  'execPath',
+  'defaultBuildTask',
+  'pathSeparator',
+  'userHome',
+]);
+
 const EDITOR_VARIABLE = /\$\{([A-Za-z]+)(?::([^}]*))?\}/g;
 
 /** Rewrites a client's references into mcpkit's `${VAR}` form, noting the ones that cannot be. */
@@ -53,6 +79,7 @@ export function exportVariables(
     return text;
   }
   return replaceVariables(text, (ref) => {
+    if (style === 'env-colon' && ref.default === undefined && EDITOR_VARIABLES.has(ref.name)) return ref.raw;
     if (ref.default !== undefined) {
       notes.push(`${where}: ${label} has no defaults; "${ref.raw}" written without its default`);
     }
