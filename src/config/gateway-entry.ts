@@ -103,12 +103,20 @@ function skipFlags(words: string[]): string[] {
   return words.slice(i);
 }
 
-/** `mcpkit`, `mcpkit@1.2`, `@scope/mcpkit`, `mcpkit.cmd`, or a script that is mcpkit's CLI entry. */
+/**
+ * `mcpkit`, `mcpkit@1.2`, `@scope/mcpkit`, `mcpkit.cmd`, or a script that is mcpkit's CLI entry: a path through
+ * a `mcpkit` directory, the built `dist/bin/main.js`, or `src/cli/main.ts` run from a checkout. Another
+ * package's `main.js gateway` is not mcpkit's.
+ */
 function isMcpkitProgram(word: string): boolean {
   const name = baseName(word).toLowerCase();
   if (/^mcpkit(@[^/]*)?(\.(cmd|exe|js|mjs|cjs|ts))?$/.test(name)) return true;
-  // `node …/dist/bin/main.js`: mcpkit's built entry, or `tsx src/bin/main.ts` in a checkout.
-  return /^main\.(js|mjs|cjs|ts)$/.test(name);
+  const path = word.replaceAll('\\', '/');
+  return (
+    (/^main\.(js|mjs|cjs|ts)$/.test(name) && /(^|\/)mcpkit(\/|$)/.test(path)) ||
+    /(^|\/)dist\/(bin|cli)\/main\.(js|mjs)$/.test(path) ||
+    /(^|\/)src\/(bin|cli)\/main\.ts$/.test(path)
+  );
 }
 
 function firstWord(words: readonly string[]): string | undefined {

@@ -10,6 +10,5 @@ export { type ServerSelection, selectedServers, type Watch, watchFiles } from '.
 export { Gateway, type GatewayOptions } from './gateway.js';
 export { type PinMode, PinStore, type PinVerdict, toolFingerprint } from './pins.js';
 export { STATUS_URI } from './proxy-handlers.js';
-export { isGatewayCommand } from './self-reference.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';

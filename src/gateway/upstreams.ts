@@ -8,9 +8,8 @@ import {
   type RuntimeServerConfig,
   type ServerConnection,
 } from '../client/index.js';
-import { transportOf } from '../config/index.js';
+import { runsMcpkitGateway, transportOf } from '../config/index.js';
 import type { CatalogSource } from './catalog.js';
-import { isGatewayCommand } from './self-reference.js';
 
 /** One upstream as `gateway_status` shows it. */
 export interface UpstreamStatus {
@@ -219,7 +218,7 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       health.attempt = 0;
       health.refused = undefined;
       // An entry that runs this gateway would start a copy of it, which starts another: never started.
-      if (isGatewayCommand(server.entry)) {
+      if (runsMcpkitGateway(server.entry)) {
         health.refused = SELF_REFERENCE;
         health.lastError = SELF_REFERENCE;
         this.options.log(`server "${name}" not started: it ${SELF_REFERENCE}`);

@@ -15,7 +15,7 @@ describe('runsMcpkitGateway', () => {
     ['node', '/home/me/mcpkit/dist/bin/main.js', 'gateway'],
     ['node', '/opt/mcpkit/dist/bin/main.js', 'gateway', '--transport', 'stdio'],
     ['node', '--enable-source-maps', 'dist/bin/main.js', 'gateway'],
-    ['/usr/bin/node', 'main.js', 'gateway'],
+    ['/usr/bin/node', '/srv/mcpkit/main.js', 'gateway'],
     ['tsx', 'src/bin/main.ts', 'gateway'],
     ['pnpm', 'dlx', 'mcpkit', 'gateway'],
     ['yarn', 'dlx', 'mcpkit', 'gateway'],
@@ -34,6 +34,9 @@ describe('runsMcpkitGateway', () => {
     ['npx', '-y', 'mcpkit', 'bridge', 'gateway.yaml'],
     ['npx', '-y', '@modelcontextprotocol/server-memory'],
     ['node', 'server.js', 'gateway'],
+    // Another package's entry script: only mcpkit's own paths count (the child's env marker catches the rest).
+    ['node', 'main.js', 'gateway'],
+    ['node', '/srv/other-tool/dist/main.js', 'gateway'],
     ['gateway'],
     ['npx', 'other-gateway', 'gateway'],
     ['mcpkit'],

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isGatewayCommand } from '../../src/gateway/self-reference.js';
+import { runsMcpkitGateway as isGatewayCommand } from '../../src/config/index.js';
 import { connectInProcess, startGateway, textOf, toolServer } from '../helpers/gateway.js';
 
 describe('isGatewayCommand', () => {
