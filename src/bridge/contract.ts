@@ -73,7 +73,8 @@ const limitsShape = {
   maxOutput: SizeSchema.optional().describe('stdout kept per call (default 1MiB), then a truncation marker'),
 };
 
-export const ToolSchema = z
+/** The zod schema of one tool of a contract (`tools.<name>`). */
+export const ToolContractSchema = z
   .strictObject({
     description: z.string().min(1),
     title: z.string().optional(),
@@ -114,6 +115,7 @@ export const ToolSchema = z
   })
   .describe('A tool');
 
+/** The zod schema of a bridge contract file; `schemas/contract.schema.json` is generated from it. */
 export const ContractSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -135,13 +137,16 @@ export const ContractSchema = z
     ...limitsShape,
     tools: z.record(
       z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'tool names are 1-128 of A-Z a-z 0-9 _ - .'),
-      ToolSchema,
+      ToolContractSchema,
     ),
   })
   .describe('An mcpkit bridge contract');
 
+/** A bridge contract as loaded: program, defaults, limits and its tools. */
 export type Contract = z.infer<typeof ContractSchema>;
-export type ToolContract = z.infer<typeof ToolSchema>;
+/** One tool of a contract: argv words, arguments, output mode, exit-code policy, limits. */
+export type ToolContract = z.infer<typeof ToolContractSchema>;
+/** One word of a tool's argv: a literal, an argument placeholder, a switch or an option. */
 export type ArgvWord = z.infer<typeof ArgvWordSchema>;
 export type ArgumentContract = z.infer<typeof ArgumentSchema>;
 

@@ -56,8 +56,11 @@ export const RemoteServerSchema = z.looseObject({
 /** Any server entry. Prefer {@link parseServerEntry}, which picks the branch and reports clear paths. */
 export const ServerEntrySchema = z.union([StdioServerSchema, RemoteServerSchema]);
 
+/** A server entry started as a local process (`command`, `args`, `env`, `cwd`). */
 export type StdioServer = z.infer<typeof StdioServerSchema>;
+/** A server entry reached over the network (`url`, `headers`; `type` http or sse). */
 export type RemoteServer = z.infer<typeof RemoteServerSchema>;
+/** One named item of `mcpServers`: a stdio or a remote server, with the keys mcpkit does not model kept. */
 export type ServerEntry = z.infer<typeof ServerEntrySchema>;
 /** How mcpkit reaches a server (named apart from the SDK's `Transport`, the live connection object). */
 export type TransportKind = 'stdio' | 'http' | 'sse';
@@ -68,6 +71,7 @@ export interface ValidationIssue {
   message: string;
 }
 
+/** What {@link parseServerEntry} returns: the entry, or every issue with its JSON path. */
 export type ParseEntryResult = { ok: true; entry: ServerEntry } | { ok: false; issues: ValidationIssue[] };
 
 /**

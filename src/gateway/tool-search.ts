@@ -6,8 +6,9 @@ import { tokenize } from '../search/tokenize.js';
 import { textResult } from '../serve/tool-result.js';
 import type { ExposedTool } from './catalog.js';
 
-/** The two tools a client sees in deferred mode. */
+/** The tool a client searches the gateway's tools with, in deferred mode. */
 export const TOOL_SEARCH = 'tool_search';
+/** The tool that calls any gateway tool by name, listed or not, in deferred mode. */
 export const CALL_TOOL = 'call_tool';
 
 export const TOOL_SEARCH_DEFINITION: Tool = {

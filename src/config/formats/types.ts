@@ -11,6 +11,7 @@ export const CLIENT_IDS = [
   'windsurf',
   'cline',
 ] as const;
+/** One of {@link CLIENT_IDS}: `claude-code`, `cursor`, `vscode`, … */
 export type ClientId = (typeof CLIENT_IDS)[number];
 
 /** What a client's file locations depend on; tests pass their own HOME and platform. */
