@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handshake } from '../../src/check/probe.js';
 import { StdioProbe } from '../../src/check/stdio-probe.js';
 import { Runtime, type ServerConnection } from '../../src/client/index.js';
 import { CLI } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { alive, fixture } from '../helpers/servers.js';
 
 const contract = fixture('bridge/contract.yaml');
@@ -224,12 +224,11 @@ describe('bridge: progress, timeout, cancellation', () => {
         },
       },
     );
-    for (let i = 0; i < 100 && pid === 0; i++) await sleep(20);
+    await eventually(() => (pid === 0 ? undefined : pid));
     expect(alive(pid)).toBe(true);
     controller.abort();
     await expect(call).rejects.toThrow();
-    for (let i = 0; i < 50 && alive(pid); i++) await sleep(20);
-    expect(alive(pid)).toBe(false);
+    await eventually(() => (alive(pid) ? undefined : true));
     expect(await server.ping()).toBeGreaterThan(0);
   });
 });
@@ -247,9 +246,11 @@ describe('bridge: background jobs', () => {
     expect(alive(job.pid)).toBe(true);
     const list = await server.callTool('jobs_list');
     expect((list.structuredContent as { jobs: { id: string }[] }).jobs.map((j) => j.id)).toContain(job.id);
-    await sleep(200);
-    const output = await server.callTool('job_output', { id: job.id });
-    expect((output.structuredContent as { stdout: string }).stdout).toContain('ready');
+    // The job prints `ready` when it is up; its output is read as it comes.
+    await eventually(async () => {
+      const output = await server.callTool('job_output', { id: job.id });
+      return (output.structuredContent as { stdout: string }).stdout.includes('ready') ? true : undefined;
+    });
     const stopped = await server.callTool('job_stop', { id: job.id });
     expect((stopped.structuredContent as { job: { status: string } }).job.status).toBe('exited');
     expect(alive(job.pid)).toBe(false);
@@ -264,10 +265,8 @@ describe('bridge: background jobs', () => {
       const pid = (answer?.result?.structuredContent as { pid: number } | undefined)?.pid ?? 0;
       expect(alive(pid)).toBe(true);
       probe.signal(signal);
-      for (let i = 0; i < 150 && alive(pid); i++) await sleep(20);
-      expect(alive(pid)).toBe(false);
-      for (let i = 0; i < 100 && probe.alive(); i++) await sleep(20);
-      expect(probe.alive()).toBe(false);
+      await eventually(() => (alive(pid) ? undefined : true));
+      await eventually(() => (probe.alive() ? undefined : true));
     } finally {
       await probe.close();
     }
@@ -278,8 +277,7 @@ describe('bridge: background jobs', () => {
     const job = (await own.server('b').callTool('server')).structuredContent as { pid: number };
     expect(alive(job.pid)).toBe(true);
     await own.close();
-    for (let i = 0; i < 100 && alive(job.pid); i++) await sleep(20);
-    expect(alive(job.pid)).toBe(false);
+    await eventually(() => (alive(job.pid) ? undefined : true));
   });
 });
 
