@@ -12,7 +12,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { type FSWatcher, watch } from 'chokidar';
 import { type CheckedUrl, checkCloneUrl, cloneRepo } from './clone.js';
-import { CodeIndex, formatResults, SEARCH_MODES, type SearchMode } from './code-index.js';
+import { CodeIndex, SEARCH_MODES, type SearchMode } from './code-index.js';
+import { formatResults } from './results.js';
 import type { StaticModel } from './static-model.js';
 import { isSkippedDir } from './walk.js';
 
