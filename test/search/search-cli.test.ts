@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,8 @@ describe('mcpkit query and mcpkit index', () => {
         `^indexed 3 files, 3 chunks in \\d+ ms; saved ${join(repo, '.mcpkit/search-index.json')}\\n$`,
       ),
     );
+    // The saved index is never committed: `mcpkit index` leaves a .gitignore of `*` beside it.
+    expect(await readFile(join(repo, '.mcpkit/.gitignore'), 'utf8')).toBe('*\n');
   });
 
   it('starts from the saved index, re-chunking only files that changed since, with a warning', async () => {
