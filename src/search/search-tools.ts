@@ -18,7 +18,7 @@ import type { StaticModel } from './static-model.js';
 // The tools' arguments, named and shaped as semble's (`top_k`, `file_path`) so agents used to it work unchanged.
 // Each message is the one a bad value gets back, as an isError result.
 
-const repo = z
+const RepoSchema = z
   // An empty or null `repo` means the default repository, as semble's optional argument does.
   .preprocess(
     (value) => (value === null || value === '' ? undefined : value),
@@ -30,8 +30,8 @@ const repo = z
   );
 
 const TOP_K_MESSAGE = '"top_k" must be a whole number from 1 to 100';
-/** How many results (the `limit` of {@link CodeIndex.search}); `top_k` on the wire. */
-const topK = z
+/** How many results: `top_k` on the wire (semble's name), `limit` inside ({@link CodeIndex.search}). */
+const TopKSchema = z
   .number({ error: TOP_K_MESSAGE })
   .int({ error: TOP_K_MESSAGE })
   .min(1, { error: TOP_K_MESSAGE })
@@ -46,7 +46,7 @@ export const SearchArgsSchema = z.object({
     .trim()
     .min(1, { error: '"query" must be a non-empty string' })
     .describe('What you are looking for, in words or as a symbol name.'),
-  repo,
+  repo: RepoSchema,
   mode: z
     .enum(SEARCH_MODES, {
       error: (issue) =>
@@ -54,7 +54,7 @@ export const SearchArgsSchema = z.object({
     })
     .optional()
     .describe('hybrid (default), semantic or bm25 (keywords).'),
-  top_k: topK,
+  top_k: TopKSchema,
 });
 export type SearchArgs = z.infer<typeof SearchArgsSchema>;
 
@@ -69,8 +69,8 @@ export const FindRelatedArgsSchema = z.object({
     .int({ error: '"line" must be a whole number from 1' })
     .min(1, { error: '"line" must be a whole number from 1' })
     .describe('A line inside the code of interest (1-based).'),
-  repo,
-  top_k: topK,
+  repo: RepoSchema,
+  top_k: TopKSchema,
 });
 export type FindRelatedArgs = z.infer<typeof FindRelatedArgsSchema>;
 

@@ -62,12 +62,12 @@ export interface WalkedFile {
 /**
  * Every indexable file under `root`: `.gitignore` and `.ignore` honoured at every level, dependency /
  * build / tool directories skipped, files over 1 MiB, binaries (a NUL byte in the first 8 KiB) and
- * generated files (minified, source maps, lock files, snapshots) left out; at most `limit` files
+ * generated files (minified, source maps, lock files, snapshots) left out; at most `maxFiles` files
  * (100,000). Sorted by path.
  */
 export async function walk(
   root: string,
-  limit = MAX_FILES,
+  maxFiles = MAX_FILES,
   options: WalkOptions = {},
 ): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
@@ -75,7 +75,7 @@ export async function walk(
   // Directories are walked concurrently, and the files of each are stat'ed and sniffed concurrently: one
   // await after another leaves the CPU idle. The order is restored by the sort at the end.
   const visit = async (dir: string, rules: readonly { base: string; ig: Ignore }[]) => {
-    if (seen >= limit) return;
+    if (seen >= maxFiles) return;
     const local = await ignoreRules(dir);
     const active = local ? [...rules, { base: dir, ig: local }] : rules;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -87,7 +87,7 @@ export async function walk(
       if (!isDir && !entry.isFile()) continue;
       if (skipsName(entry.name, isDir, options) || isIgnored(active, full, isDir)) continue;
       if (isDir) dirs.push(full);
-      else if (seen < limit) {
+      else if (seen < maxFiles) {
         files.push(full);
         seen++;
       }

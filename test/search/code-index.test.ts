@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkFile } from '../../src/search/chunker.js';
 import { CodeIndex } from '../../src/search/code-index.js';
-import { formatResults } from '../../src/search/results.js';
+import { formatResults, resultsJson } from '../../src/search/results.js';
 import { walk } from '../../src/search/walk.js';
 
 let root: string;
@@ -180,6 +180,19 @@ describe('CodeIndex', () => {
         '```',
       ].join('\n'),
     );
+  });
+
+  it('shows the same score in text and JSON: relative to the best hit of the answer', () => {
+    const hits = index.search('route', 3);
+    expect(hits.length).toBe(3);
+    const shown = [...formatResults('h', hits).matchAll(/\(score=([\d.]+)\)/g)].map((m) => Number(m[1]));
+    const json = resultsJson('route', hits);
+    expect(json.results.map((r) => r.score)).toEqual(shown);
+    expect(shown[0]).toBe(1);
+    expect(json.results[1]?.score).toBe(
+      Math.round(((hits[1]?.score ?? 0) / (hits[0]?.score ?? 1)) * 1000) / 1000,
+    );
+    expect(json.results[0]).toMatchObject({ path: hits[0]?.chunk.path, startLine: hits[0]?.chunk.startLine });
   });
 
   it("ranks a package's TypeScript source above its build output, and code above prose", async () => {
