@@ -27,6 +27,7 @@ import { isSkippedDir, type WalkedFile, type WalkOptions, walk, walkOne } from '
 
 /** Search modes, the default first. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
 export const SEARCH_MODES = ['hybrid', 'semantic', 'bm25'] as const;
+/** How a search ranks: `hybrid` (bm25 and cosine mixed), `semantic` (cosine of vectors) or `bm25` (keywords). */
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
 export type { SearchHit } from './ranking.js';

@@ -20,6 +20,7 @@ export async function chunksOf(
   return chunkFile(file.path, text, { syntax: !buildOutput });
 }
 
+/** The size and mtime a file's chunks are made from (what decides whether saved chunks are still good). */
 export const stampOf = (file: WalkedFile): FileStamp => ({ size: file.size, mtimeMs: file.mtimeMs });
 
 /** What {@link chunkAll} made: chunks in file order, the stamp of every file indexed, how many were chunked. */

@@ -56,6 +56,7 @@ export const SearchArgsSchema = z.object({
     .describe('hybrid (default), semantic or bm25 (keywords).'),
   top_k: TopKSchema,
 });
+/** `search`'s arguments once checked: the query trimmed, `top_k` defaulted. */
 export type SearchArgs = z.infer<typeof SearchArgsSchema>;
 
 /** The arguments of `find_related`. */
@@ -72,6 +73,7 @@ export const FindRelatedArgsSchema = z.object({
   repo: RepoSchema,
   top_k: TopKSchema,
 });
+/** `find_related`'s arguments once checked. */
 export type FindRelatedArgs = z.infer<typeof FindRelatedArgsSchema>;
 
 /**
