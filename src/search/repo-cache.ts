@@ -86,7 +86,10 @@ export class RepoCache {
   private async evict(key: string): Promise<void> {
     const entry = this.entries.get(key);
     this.entries.delete(key);
-    await Promise.all([entry?.watch?.close(), entry?.cleanup?.()]);
+    // Eviction runs unawaited from get(): a failure to stop a watcher or delete a clone is logged, never thrown.
+    await Promise.all([entry?.watch?.close(), entry?.cleanup?.()]).catch((error: Error) =>
+      this.options.log(`cannot release ${key}: ${error.message}`),
+    );
   }
 
   private build(key: string, clone: CheckedUrl | undefined): Entry {
