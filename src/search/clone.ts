@@ -46,7 +46,7 @@ export interface CheckedUrl {
 /**
  * Checks a repository URL before anything is fetched: only https:// and http://, no credentials, and every
  * address the host resolves to public — loopback, private, link-local, CGNAT and unique-local ranges are
- * refused unless `allowPrivate`. Throws a McpkitError (USAGE) saying which rule it broke.
+ * refused unless `allowPrivate`. Throws a McpkitError (INVALID_ARGUMENT) saying which rule it broke.
  */
 export async function checkCloneUrl(raw: string, allowPrivate: boolean): Promise<CheckedUrl> {
   if (/^[\w.-]+@[\w.-]+:/.test(raw))

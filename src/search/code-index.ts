@@ -1,36 +1,36 @@
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { mapConcurrent } from '../internal/concurrency.js';
-import { Bm25Index, topK } from './bm25.js';
-import { type Chunk, chunkFile } from './chunker.js';
-import { CorpusVectors } from './corpus-vectors.js';
+import { Bm25Index } from './bm25.js';
+import {
+  cosines,
+  learnVectors,
+  MAX_VECTOR_CHUNKS,
+  settledVectors,
+  type VectorMatrix,
+  type VectorState,
+  vectorMatrix,
+} from './chunk-vectors.js';
+import type { Chunk } from './chunker.js';
+import { chunkAll, chunksOf, stampOf } from './file-chunks.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
 import { languageOf } from './languages.js';
 import {
-  bareName,
   buildOutputs,
-  DECLARATION,
   DEFAULT_RANKING,
-  EXAMPLE_PATH,
   legacyFiles,
   mix,
-  PROSE,
   type RankingWeights,
-  TEST_PATH,
+  rankChunks,
+  type SearchHit,
 } from './ranking.js';
 import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
-import { isIndexable, looksBinary, walk } from './walk.js';
+import { isSkippedDir, type WalkedFile, type WalkOptions, walk, walkOne } from './walk.js';
 
 /** Search modes, the default first. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
 export const SEARCH_MODES = ['hybrid', 'semantic', 'bm25'] as const;
+/** How a search ranks: `hybrid` (bm25 and cosine mixed), `semantic` (cosine of vectors) or `bm25` (keywords). */
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
-/** One result: a chunk and its score. */
-export interface SearchHit {
-  chunk: Chunk;
-  score: number;
-}
+export type { SearchHit } from './ranking.js';
 
 /** Options for {@link CodeIndex.build}. */
 export interface BuildOptions {
@@ -59,8 +59,8 @@ export interface BuildOptions {
 export class CodeIndex {
   private readonly bm25: Bm25Index;
   private readonly byFile = new Map<string, Chunk[]>();
-  /** The chunks' vectors in one contiguous matrix (a query's cosines are one pass), made on first use. */
-  private matrix: { for: Embedder; data: Float32Array; dimensions: number } | undefined;
+  /** The chunks' vectors, made when the vectors are there or on first use. */
+  private matrix: VectorMatrix | undefined;
   /** Files that are build output of an indexed TypeScript source (zod's `v4/core/schemas.js` of `src/v4/core/schemas.ts`). */
   private readonly twins: ReadonlySet<string>;
   /** Files of legacy code (see {@link RankingWeights.legacy}). */
@@ -71,6 +71,8 @@ export class CodeIndex {
     readonly chunks: readonly Chunk[],
     /** Every indexed file with the size and mtime its chunks were made from. */
     private readonly stamps: ReadonlyMap<string, FileStamp>,
+    /** How the files were walked: {@link withFiles} walks a changed file the same way. */
+    private readonly walked: WalkMode,
     /** The vectors, shared with the indexes derived from this one (withFiles), possibly still being learned. */
     private readonly vectors: VectorState,
     /** Each chunk's terms, when the caller has them already. */
@@ -108,6 +110,7 @@ export class CodeIndex {
    */
   static async build(root: string, options: BuildOptions = {}): Promise<CodeIndex> {
     // The walker does not sniff for binaries: the build reads every file anyway and checks them itself.
+    let walked: WalkMode = {};
     let files = await walk(root, undefined, { sniff: false });
     // A package that ships only built code (dist/) is still code to search: index its build output then.
     if (!files.some((file) => languageOf(file.path).grammar)) {
@@ -115,69 +118,38 @@ export class CodeIndex {
       if (built.some((file) => languageOf(file.path).grammar)) {
         options.onWarning?.(`${root} has no source code outside dist/, build/ or out/; indexing those`);
         files = built;
+        walked = { buildDirs: true };
       }
     }
     const saved = options.saved === false ? undefined : await loadSavedIndex(root);
     if (typeof saved === 'string') options.onWarning?.(`${saved}; indexing from scratch`);
     const reusable = typeof saved === 'object' ? saved.files : undefined;
-    const chunks: Chunk[] = [];
-    const stamps = new Map<string, FileStamp>();
-    let done = 0;
-    let rechunked = 0;
-    // Build output of an indexed TypeScript source ranks low anyway: line windows, no parse (zod: -40% time).
-    const outputs = buildOutputs(files.map((file) => file.path));
-    // Files are read a batch at a time, concurrently (sequential reads leave the CPU idle), the next batch
-    // while this one is chunked, and chunked in order.
-    const readBatch = (from: number) =>
-      mapConcurrent(files.slice(from, from + READ_BATCH), READ_BATCH, async (file) => {
-        const old = reusable?.get(file.path);
-        if (old && old.stamp.size === file.size && old.stamp.mtimeMs === file.mtimeMs) return old;
-        const text = await readFile(join(root, file.path), 'utf8').catch(() => undefined);
-        return text === undefined || looksBinary(text) ? undefined : text;
-      });
-    let reading = files.length > 0 ? readBatch(0) : undefined;
-    for (let from = 0; reading; from += READ_BATCH) {
-      const texts = await reading;
-      reading = from + READ_BATCH < files.length ? readBatch(from + READ_BATCH) : undefined;
-      for (const [i, file] of files.slice(from, from + READ_BATCH).entries()) {
-        const stamp = { size: file.size, mtimeMs: file.mtimeMs };
-        const text = texts[i];
-        if (typeof text === 'object') {
-          chunks.push(...text.chunks);
-          stamps.set(file.path, stamp);
-        } else if (text !== undefined) {
-          chunks.push(...(await chunkFile(file.path, text, { syntax: !outputs.has(file.path) })));
-          stamps.set(file.path, stamp);
-          rechunked++;
-        }
-        options.onProgress?.(++done, files.length, chunks.length);
-      }
-    }
+    const twins = buildOutputs(files.map((file) => file.path));
+    const { chunks, stamps, rechunked } = await chunkAll(root, files, twins, {
+      ...(reusable ? { saved: reusable } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
     const removed = reusable ? [...reusable.keys()].filter((path) => !stamps.has(path)).length : 0;
     if (reusable && (rechunked > 0 || removed > 0))
       options.onWarning?.(
         `the saved index of ${root} is out of date (${rechunked} files new or changed, ${removed} gone); re-indexed those`,
       );
     const terms = chunks.map(termsOf);
-    if (options.model)
-      return new CodeIndex(root, chunks, stamps, settledVectors(options.model), terms).prepared();
-    if (options.vectors === 'none') return new CodeIndex(root, chunks, stamps, settledVectors(), terms);
+    const make = (vectors: VectorState) => new CodeIndex(root, chunks, stamps, walked, vectors, terms);
+    if (options.model) return make(settledVectors(options.model)).prepared();
+    if (options.vectors === 'none') return make(settledVectors());
     if (chunks.length > MAX_VECTOR_CHUNKS) {
       options.onWarning?.(
         `${chunks.length} chunks is more than corpus vectors are learned for (${MAX_VECTOR_CHUNKS}); searching with bm25 only`,
       );
-      return new CodeIndex(root, chunks, stamps, settledVectors(), terms);
+      return make(settledVectors());
     }
-    const vectors: VectorState = { known: new WeakMap(), ready: Promise.resolve() };
-    vectors.ready = CorpusVectors.build(terms.map((t) => [...t.symbols, ...t.path, ...t.content])).then(
-      (corpus) => {
-        for (const [i, chunk] of chunks.entries())
-          vectors.known.set(chunk, corpus.documents[i] as Float32Array);
-        vectors.embedder = { encode: (text: string) => corpus.encode(tokenize(text)) };
-      },
-      (error: Error) => options.onWarning?.(`cannot learn vectors from ${root}: ${error.message}; bm25 only`),
+    const vectors = learnVectors(
+      chunks,
+      terms.map((t) => [...t.symbols, ...t.path, ...t.content]),
+      (error) => options.onWarning?.(`cannot learn vectors from ${root}: ${error.message}; bm25 only`),
     );
-    const index = new CodeIndex(root, chunks, stamps, vectors, terms);
+    const index = make(vectors);
     // The matrix is made as soon as the vectors are there, not by the first query that needs it.
     const ready = vectors.ready.then(() => index.prepared());
     if (options.vectors !== 'background') await ready;
@@ -190,23 +162,44 @@ export class CodeIndex {
   }
 
   /**
-   * A new index with these files re-read from disk (changed, added, or gone): only they are chunked again.
+   * A new index with these files read again from disk (changed, added, or gone), chunked exactly as a fresh
+   * build would chunk them ({@link walkOne}, {@link chunksOf}): only they are chunked again, plus any file
+   * whose standing as build output they change (a source saved beside output already indexed).
    * Paths are relative to the root, with `/`.
    */
   async withFiles(paths: Iterable<string>): Promise<CodeIndex> {
-    const changed = new Set(paths);
-    const kept = this.chunks.filter((chunk) => !changed.has(chunk.path));
     const stamps = new Map(this.stamps);
-    for (const path of changed) {
+    const fresh = new Map<string, WalkedFile>();
+    const visit = async (path: string) => {
       stamps.delete(path);
-      if (!isIndexable(path)) continue;
-      const info = await stat(join(this.root, path)).catch(() => undefined);
-      const text = await readFile(join(this.root, path), 'utf8').catch(() => undefined);
-      if (!info || text === undefined || text.length > 1024 * 1024 || looksBinary(text)) continue;
-      kept.push(...(await chunkFile(path, text)));
-      stamps.set(path, { size: info.size, mtimeMs: info.mtimeMs });
+      const file = await walkOne(this.root, path, this.walked);
+      if (file) fresh.set(path, file);
+    };
+    for (const path of new Set(paths)) await visit(path);
+    const twins = buildOutputs([...stamps.keys(), ...fresh.keys()]);
+    for (const path of [...stamps.keys()]) if (twins.has(path) !== this.twins.has(path)) await visit(path);
+    const made = new Map<string, Chunk[]>();
+    for (const file of fresh.values()) {
+      const chunks = await chunksOf(this.root, file, twins.has(file.path));
+      if (!chunks) continue;
+      made.set(file.path, chunks);
+      stamps.set(file.path, stampOf(file));
     }
-    return new CodeIndex(this.root, kept, stamps, this.vectors);
+    // In the walker's order, as a fresh build has them: ties in ranking fall the same way.
+    const order = [...stamps.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const chunks = order.flatMap((path) => made.get(path) ?? this.byFile.get(path) ?? []);
+    return new CodeIndex(
+      this.root,
+      chunks,
+      new Map(order.map((p) => [p, stamps.get(p) as FileStamp])),
+      this.walked,
+      this.vectors,
+    );
+  }
+
+  /** Whether this index's walk leaves out directories of this name (a watcher need not watch them). */
+  skipsDir(name: string): boolean {
+    return isSkippedDir(name, this.walked);
   }
 
   private prepared(): this {
@@ -239,44 +232,22 @@ export class CodeIndex {
     const weights = { ...DEFAULT_RANKING, ...ranking };
     const lexical = this.bm25.scores(query);
     const embedder = this.vectors.embedder;
-    if (mode === 'bm25' || !embedder) return this.rank(lexical, query, limit, undefined, weights);
+    if (mode === 'bm25' || !embedder) return this.ranked(lexical, query, limit, undefined, weights);
     const semantic = this.cosines(embedder.encode(query));
-    if (mode === 'semantic') return this.rank(semantic, query, limit, undefined, weights);
-    return this.rank(mix(lexical, semantic, weights.semantic), query, limit, undefined, weights);
+    if (mode === 'semantic') return this.ranked(semantic, query, limit, undefined, weights);
+    return this.ranked(mix(lexical, semantic, weights.semantic), query, limit, undefined, weights);
   }
 
   /** The vector matrix of this index's chunks, made now if the vectors are there and it is not yet. */
-  private prepareMatrix(): NonNullable<CodeIndex['matrix']> | undefined {
+  private prepareMatrix(): VectorMatrix | undefined {
     const embedder = this.vectors.embedder;
     if (!embedder) return undefined;
-    if (this.matrix?.for !== embedder) {
-      // Vectors of chunks seen before (by the corpus build or an earlier index) are reused; new ones encoded.
-      const rows = this.chunks.map((chunk) => {
-        let vector = this.vectors.known.get(chunk);
-        if (!vector) {
-          vector = embedder.encode(vectorText(chunk));
-          this.vectors.known.set(chunk, vector);
-        }
-        return vector;
-      });
-      const dimensions = rows[0]?.length ?? 0;
-      const data = new Float32Array(rows.length * dimensions);
-      for (const [i, row] of rows.entries()) data.set(row, i * dimensions);
-      this.matrix = { for: embedder, data, dimensions };
-    }
+    if (this.matrix?.for !== embedder) this.matrix = vectorMatrix(this.chunks, this.vectors, embedder);
     return this.matrix;
   }
 
   private cosines(query: Float32Array): Float64Array {
-    const { data, dimensions } = this.prepareMatrix() ?? { data: new Float32Array(0), dimensions: 0 };
-    const scores = new Float64Array(this.chunks.length);
-    for (let i = 0; i < scores.length; i++) {
-      let dot = 0;
-      const base = i * dimensions;
-      for (let d = 0; d < dimensions; d++) dot += (data[base + d] as number) * (query[d] as number);
-      scores[i] = dot > 0 ? dot : 0;
-    }
-    return scores;
+    return cosines(this.prepareMatrix(), this.chunks.length, query);
   }
 
   /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */
@@ -304,63 +275,28 @@ export class CodeIndex {
       .slice(0, 32);
     const top = weighted[0]?.[1] ?? 1;
     const raw = this.bm25.scoreTerms(new Map(weighted.map(([term, weight]) => [term, weight / top])));
-    return this.rank(raw, chunk.symbols.join(' '), limit, chunk, DEFAULT_RANKING);
+    return this.ranked(raw, chunk.symbols.join(' '), limit, chunk, DEFAULT_RANKING);
   }
 
-  private rank(
+  private ranked(
     raw: Float64Array,
     query: string,
     limit: number,
     exclude: Chunk | undefined,
     weights: Readonly<RankingWeights>,
   ): SearchHit[] {
-    const queryTokens = new Set(tokenize(query));
-    const identifiers = new Set(
-      (query.match(/[A-Za-z_$][\w$]*/g) ?? [])
-        .filter((w) => /[a-z][A-Z]|_|^[A-Z]/.test(w) || queryTokens.size <= 2)
-        .map((w) => w.toLowerCase()),
+    return rankChunks(
+      raw,
+      query,
+      limit,
+      { chunks: this.chunks, twins: this.twins, legacy: this.legacy, exclude },
+      weights,
     );
-    const wantsTests = /\btests?\b|\bspec\b/i.test(query);
-    const wantsExamples = /\b(examples?|demos?|samples?|bench\w*)\b/i.test(query);
-    const wantsLegacy = /\b(legacy|compat\w*|deprecated|old|v\d+)\b/i.test(query);
-    const wantsDocs = /\b(docs?|documentation|readme|changelog|guide|history)\b/i.test(query);
-    const candidates = topK(raw, Math.max(limit * 10, 50));
-    const scored = candidates.flatMap(({ doc, score }) => {
-      const chunk = this.chunks[doc] as Chunk;
-      if (chunk === exclude) return [];
-      let value = score;
-      if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()) || identifiers.has(bareName(s))))
-        value *= 1 + weights.definition;
-      const pathTokens = new Set(tokenize(chunk.path));
-      let pathHits = 0;
-      for (const token of queryTokens) if (pathTokens.has(token)) pathHits++;
-      if (queryTokens.size > 0) value *= 1 + (weights.path * pathHits) / queryTokens.size;
-      if (!wantsTests && TEST_PATH.test(chunk.path)) value *= weights.test;
-      if (!wantsLegacy && this.legacy.has(chunk.path)) value *= weights.legacy;
-      if (!wantsExamples && EXAMPLE_PATH.test(chunk.path)) value *= weights.examples;
-      if (DECLARATION.test(chunk.path)) value *= weights.declaration;
-      if (this.twins.has(chunk.path)) value *= weights.twin;
-      if (!wantsDocs && PROSE.has(chunk.language)) value *= weights.docs;
-      return [{ chunk, score: value }];
-    });
-    scored.sort((a, b) => b.score - a.score);
-    // File diversity: the n-th chunk of a file already shown counts sameFile^n of its score.
-    const seen = new Map<string, number>();
-    const diverse = scored.map((hit) => {
-      const n = seen.get(hit.chunk.path) ?? 0;
-      seen.set(hit.chunk.path, n + 1);
-      return { chunk: hit.chunk, score: hit.score * weights.sameFile ** n };
-    });
-    diverse.sort((a, b) => b.score - a.score);
-    return diverse.slice(0, limit);
   }
 }
 
-/** Above this many chunks, learning vectors would take minutes and gigabytes: bm25 only. */
-const MAX_VECTOR_CHUNKS = 150_000;
-
-/** Files read at once while indexing. */
-const READ_BATCH = 64;
+/** How a tree was walked: only its build output is indexed when it has no source code elsewhere. */
+type WalkMode = Pick<WalkOptions, 'buildDirs'>;
 
 /** A chunk's terms per BM25 field; the corpus vectors learn from all three. */
 interface ChunkTerms {
@@ -374,35 +310,3 @@ const termsOf = (chunk: Chunk): ChunkTerms => ({
   symbols: tokenize(chunk.symbols.join(' ')),
   path: tokenize(chunk.path),
 });
-
-/** Anything that turns text into a unit vector: a static model, or vectors learned from the corpus. */
-interface Embedder {
-  encode(text: string): Float32Array;
-}
-
-/** An index's vectors: what encodes text (once learned) and the vectors of chunks already encoded. */
-interface VectorState {
-  embedder?: Embedder;
-  known: WeakMap<Chunk, Float32Array>;
-  ready: Promise<void>;
-}
-
-const settledVectors = (embedder?: Embedder): VectorState => ({
-  ...(embedder ? { embedder } : {}),
-  known: new WeakMap(),
-  ready: Promise.resolve(),
-});
-
-/** What a chunk's vector is made of: its names, path words and code. */
-const vectorText = (chunk: Chunk) => `${chunk.symbols.join(' ')} ${chunk.path} ${chunk.content}`;
-
-/** Results as text for an agent: a header, then numbered hits with path:lines, score and the code. */
-export function formatResults(header: string, hits: readonly SearchHit[]): string {
-  const max = hits[0]?.score ?? 1;
-  const blocks = hits.map(({ chunk, score }, i) => {
-    const fence = chunk.content.includes('```') ? '````' : '```';
-    const language = chunk.language === 'text' ? '' : chunk.language;
-    return `${i + 1}. ${chunk.path}:${chunk.startLine}-${chunk.endLine} (score=${(score / max).toFixed(3)})\n${fence}${language}\n${chunk.content}\n${fence}`;
-  });
-  return `${header}\n\n${blocks.join('\n\n')}`;
-}

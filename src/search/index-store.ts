@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { McpkitError } from '../errors/index.js';
 import { readTextIfExists, writeFileAtomic } from '../internal/text-file.js';
 import type { Chunk } from './chunker.js';
 
@@ -47,7 +49,11 @@ export async function loadSavedIndex(root: string): Promise<SavedFiles | string 
   return { files };
 }
 
-/** Saves an index (atomically) and returns the file written. */
+/**
+ * Saves an index (atomically) and returns the file written. The first save also writes `.mcpkit/.gitignore`
+ * holding `*`, so the index (megabytes, machine-specific mtimes) is never committed; a `.gitignore` already
+ * there is the user's and is left as it is.
+ */
 export async function saveIndex(
   root: string,
   stamps: ReadonlyMap<string, FileStamp>,
@@ -62,5 +68,17 @@ export async function saveIndex(
     chunks: [...chunks],
   };
   await writeFileAtomic(file, JSON.stringify(saved));
+  await ignoreEverythingIn(dirname(file));
   return file;
+}
+
+/** Writes `<dir>/.gitignore` with `*` unless one exists (`wx`: never over the user's own). */
+async function ignoreEverythingIn(dir: string): Promise<void> {
+  const file = join(dir, '.gitignore');
+  try {
+    await writeFile(file, '*\n', { flag: 'wx' });
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw new McpkitError('IO', `cannot write ${file}: ${(cause as Error).message}`, { cause, file });
+  }
 }

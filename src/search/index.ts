@@ -1,18 +1,13 @@
 // mcpkit/search — everything exported here is public API.
 export { type Bm25Document, type Bm25Hit, Bm25Index, type Bm25Options, topK } from './bm25.js';
 export { type Chunk, chunkFile } from './chunker.js';
-export {
-  type BuildOptions,
-  CodeIndex,
-  formatResults,
-  SEARCH_MODES,
-  type SearchHit,
-  type SearchMode,
-} from './code-index.js';
+export { type BuildOptions, CodeIndex, SEARCH_MODES, type SearchHit, type SearchMode } from './code-index.js';
 export { CorpusVectors, type CorpusVectorsOptions } from './corpus-vectors.js';
 export { type LanguageSpec, languageOf } from './languages.js';
 export { DEFAULT_RANKING, type RankingWeights } from './ranking.js';
-export { createSearchServer, SEARCH_TOOLS, type SearchServerOptions } from './search-server.js';
+export { formatResults, type ResultJson, resultsJson, shownScores } from './results.js';
+export { createSearchServer, type SearchServer, type SearchServerOptions } from './search-server.js';
+export { FindRelatedArgsSchema, SEARCH_TOOLS, SearchArgsSchema } from './search-tools.js';
 export { StaticModel } from './static-model.js';
 export { synonymsOf } from './synonyms.js';
 export { stem, type TokenizeOptions, tokenize } from './tokenize.js';

@@ -1,5 +1,8 @@
 // Ranking signals: what a path says about a file (test, build output, legacy, example, prose), the weights of
-// the signals, and how bm25 and cosine scores mix.
+// the signals, how bm25 and cosine scores mix, and the ranking stack that applies them to raw scores.
+import { topK } from './bm25.js';
+import type { Chunk } from './chunker.js';
+import { tokenize } from './tokenize.js';
 
 /**
  * How much each ranking signal moves a score: `definition` and `path` are boosts (0 = off), the rest are
@@ -125,4 +128,74 @@ export function mix(lexical: Float64Array, semantic: Float64Array, weight: numbe
     out[i] =
       (lexical[i] as number) / (bestLexical || 1) + (weight * (semantic[i] as number)) / (bestSemantic || 1);
   return out;
+}
+
+/** One result: a chunk and its score (raw: see {@link shownScores} for the score a reader sees). */
+export interface SearchHit {
+  chunk: Chunk;
+  score: number;
+}
+
+/** What the ranking stack knows of an index: its chunks (by document number) and the paths it marks. */
+export interface RankedCorpus {
+  chunks: readonly Chunk[];
+  /** Build output of an indexed TypeScript source ({@link buildOutputs}). */
+  twins: ReadonlySet<string>;
+  /** Legacy code ({@link legacyFiles}). */
+  legacy: ReadonlySet<string>;
+  /** A chunk left out of the results (find_related's own). */
+  exclude?: Chunk | undefined;
+}
+
+/**
+ * The best `limit` hits from raw scores (bm25, cosine or mixed, one per chunk): each candidate's score moved by
+ * the ranking signals the query does not ask to lift, then every further chunk of a file already ranked
+ * counting a little less.
+ */
+export function rankChunks(
+  raw: Float64Array,
+  query: string,
+  limit: number,
+  corpus: RankedCorpus,
+  weights: Readonly<RankingWeights>,
+): SearchHit[] {
+  const queryTokens = new Set(tokenize(query));
+  const identifiers = new Set(
+    (query.match(/[A-Za-z_$][\w$]*/g) ?? [])
+      .filter((w) => /[a-z][A-Z]|_|^[A-Z]/.test(w) || queryTokens.size <= 2)
+      .map((w) => w.toLowerCase()),
+  );
+  const wantsTests = /\btests?\b|\bspec\b/i.test(query);
+  const wantsExamples = /\b(examples?|demos?|samples?|bench\w*)\b/i.test(query);
+  const wantsLegacy = /\b(legacy|compat\w*|deprecated|old|v\d+)\b/i.test(query);
+  const wantsDocs = /\b(docs?|documentation|readme|changelog|guide|history)\b/i.test(query);
+  const candidates = topK(raw, Math.max(limit * 10, 50));
+  const scored = candidates.flatMap(({ doc, score }) => {
+    const chunk = corpus.chunks[doc] as Chunk;
+    if (chunk === corpus.exclude) return [];
+    let value = score;
+    if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()) || identifiers.has(bareName(s))))
+      value *= 1 + weights.definition;
+    const pathTokens = new Set(tokenize(chunk.path));
+    let pathHits = 0;
+    for (const token of queryTokens) if (pathTokens.has(token)) pathHits++;
+    if (queryTokens.size > 0) value *= 1 + (weights.path * pathHits) / queryTokens.size;
+    if (!wantsTests && TEST_PATH.test(chunk.path)) value *= weights.test;
+    if (!wantsLegacy && corpus.legacy.has(chunk.path)) value *= weights.legacy;
+    if (!wantsExamples && EXAMPLE_PATH.test(chunk.path)) value *= weights.examples;
+    if (DECLARATION.test(chunk.path)) value *= weights.declaration;
+    if (corpus.twins.has(chunk.path)) value *= weights.twin;
+    if (!wantsDocs && PROSE.has(chunk.language)) value *= weights.docs;
+    return [{ chunk, score: value }];
+  });
+  scored.sort((a, b) => b.score - a.score);
+  // File diversity: the n-th chunk of a file already shown counts sameFile^n of its score.
+  const seen = new Map<string, number>();
+  const diverse = scored.map((hit) => {
+    const n = seen.get(hit.chunk.path) ?? 0;
+    seen.set(hit.chunk.path, n + 1);
+    return { chunk: hit.chunk, score: hit.score * weights.sameFile ** n };
+  });
+  diverse.sort((a, b) => b.score - a.score);
+  return diverse.slice(0, limit);
 }

@@ -1,4 +1,4 @@
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, open, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { mapConcurrent } from '../internal/concurrency.js';
@@ -62,12 +62,12 @@ export interface WalkedFile {
 /**
  * Every indexable file under `root`: `.gitignore` and `.ignore` honoured at every level, dependency /
  * build / tool directories skipped, files over 1 MiB, binaries (a NUL byte in the first 8 KiB) and
- * generated files (minified, source maps, lock files, snapshots) left out; at most `limit` files
+ * generated files (minified, source maps, lock files, snapshots) left out; at most `maxFiles` files
  * (100,000). Sorted by path.
  */
 export async function walk(
   root: string,
-  limit = MAX_FILES,
+  maxFiles = MAX_FILES,
   options: WalkOptions = {},
 ): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
@@ -75,7 +75,7 @@ export async function walk(
   // Directories are walked concurrently, and the files of each are stat'ed and sniffed concurrently: one
   // await after another leaves the CPU idle. The order is restored by the sort at the end.
   const visit = async (dir: string, rules: readonly { base: string; ig: Ignore }[]) => {
-    if (seen >= limit) return;
+    if (seen >= maxFiles) return;
     const local = await ignoreRules(dir);
     const active = local ? [...rules, { base: dir, ig: local }] : rules;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -84,25 +84,18 @@ export async function walk(
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = join(dir, entry.name);
       const isDir = entry.isDirectory();
-      if (isDir && SKIPPED_DIRS.has(entry.name) && !(options.buildDirs && BUILD_DIRS.has(entry.name)))
-        continue;
-      if (
-        active.some(({ base, ig }) =>
-          ig.ignores(relative(base, full).split(sep).join('/') + (isDir ? '/' : '')),
-        )
-      )
-        continue;
+      if (!isDir && !entry.isFile()) continue;
+      if (skipsName(entry.name, isDir, options) || isIgnored(active, full, isDir)) continue;
       if (isDir) dirs.push(full);
-      else if (entry.isFile() && !SKIPPED_FILES.test(entry.name) && seen < limit) {
+      else if (seen < maxFiles) {
         files.push(full);
         seen++;
       }
     }
     const found = await mapConcurrent(files, 32, async (full) => {
-      const info = await stat(full).catch(() => undefined);
-      if (!info || info.size > MAX_BYTES || info.size === 0) return undefined;
-      if (options.sniff !== false && (await isBinary(full))) return undefined;
-      return { path: relative(root, full).split(sep).join('/'), size: info.size, mtimeMs: info.mtimeMs };
+      const file = await stamped(root, full);
+      if (!file || (options.sniff !== false && (await isBinary(full)))) return undefined;
+      return file;
     });
     for (const file of found) if (file) out.push(file);
     await Promise.all(dirs.map((sub) => visit(sub, active)));
@@ -132,14 +125,48 @@ async function isBinary(file: string): Promise<boolean> {
 }
 
 /**
- * Whether a path (relative, with `/`) may be indexed at all, by name alone: not inside a skipped directory,
- * not a generated file. For the watcher, which sees paths one by one. (`.gitignore` is the walker's job.)
+ * The walker's verdict on one path (relative to `root`, with `/`), for a file that changed after the walk: the
+ * same rules — skipped directories and generated names, `.gitignore` / `.ignore` at every level, size — so a file
+ * saved while the index is live is in it exactly when a fresh walk would find it. Binaries are the reader's check.
  */
-export function isIndexable(path: string): boolean {
+export async function walkOne(
+  root: string,
+  path: string,
+  options: Pick<WalkOptions, 'buildDirs'> = {},
+): Promise<WalkedFile | undefined> {
   const parts = path.split('/');
-  const name = parts.pop() ?? '';
-  return !parts.some((part) => SKIPPED_DIRS.has(part)) && !SKIPPED_FILES.test(name);
+  let rules: { base: string; ig: Ignore }[] = [];
+  let dir = root;
+  for (const [i, name] of parts.entries()) {
+    const local = await ignoreRules(dir);
+    if (local) rules = [...rules, { base: dir, ig: local }];
+    const full = join(dir, name);
+    const isDir = i < parts.length - 1;
+    if (skipsName(name, isDir, options) || isIgnored(rules, full, isDir)) return undefined;
+    dir = full;
+  }
+  return stamped(root, dir);
 }
 
-/** Whether a directory name is one the walker never enters. */
-export const isSkippedDir = (name: string): boolean => SKIPPED_DIRS.has(name);
+/** Whether the walker leaves an entry out by its name alone: a skipped directory, a generated file. */
+function skipsName(name: string, isDir: boolean, options: Pick<WalkOptions, 'buildDirs'>): boolean {
+  if (!isDir) return SKIPPED_FILES.test(name);
+  return SKIPPED_DIRS.has(name) && !(options.buildDirs && BUILD_DIRS.has(name));
+}
+
+function isIgnored(rules: readonly { base: string; ig: Ignore }[], full: string, isDir: boolean): boolean {
+  return rules.some(({ base, ig }) =>
+    ig.ignores(relative(base, full).split(sep).join('/') + (isDir ? '/' : '')),
+  );
+}
+
+/** A regular file (not a symlink: the walk does not follow them) with its stamp, unless empty or over the cap. */
+async function stamped(root: string, full: string): Promise<WalkedFile | undefined> {
+  const info = await lstat(full).catch(() => undefined);
+  if (!info?.isFile() || info.size > MAX_BYTES || info.size === 0) return undefined;
+  return { path: relative(root, full).split(sep).join('/'), size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/** Whether the walker enters a directory of this name (with these options); for the watcher. */
+export const isSkippedDir = (name: string, options: Pick<WalkOptions, 'buildDirs'> = {}): boolean =>
+  skipsName(name, true, options);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkFile } from '../../src/search/chunker.js';
-import { CodeIndex, formatResults } from '../../src/search/code-index.js';
+import { CodeIndex } from '../../src/search/code-index.js';
+import { formatResults, resultsJson } from '../../src/search/results.js';
 import { walk } from '../../src/search/walk.js';
 
 let root: string;
@@ -181,6 +182,19 @@ describe('CodeIndex', () => {
     );
   });
 
+  it('shows the same score in text and JSON: relative to the best hit of the answer', () => {
+    const hits = index.search('route', 3);
+    expect(hits.length).toBe(3);
+    const shown = [...formatResults('h', hits).matchAll(/\(score=([\d.]+)\)/g)].map((m) => Number(m[1]));
+    const json = resultsJson('route', hits);
+    expect(json.results.map((r) => r.score)).toEqual(shown);
+    expect(shown[0]).toBe(1);
+    expect(json.results[1]?.score).toBe(
+      Math.round(((hits[1]?.score ?? 0) / (hits[0]?.score ?? 1)) * 1000) / 1000,
+    );
+    expect(json.results[0]).toMatchObject({ path: hits[0]?.chunk.path, startLine: hits[0]?.chunk.startLine });
+  });
+
   it("ranks a package's TypeScript source above its build output, and code above prose", async () => {
     const compiled = 'export function refineSchema(check) {\n  return check;\n}\n';
     const layout = {
@@ -243,6 +257,60 @@ describe('CodeIndex', () => {
       });
       const withSource = await CodeIndex.build(dir, { saved: false });
       expect(withSource.search('throttleCalls', 5).map((h) => h.chunk.path)).toEqual(['src/index.ts']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a file that changes while the index is live is chunked as a fresh build chunks it', () => {
+  const compiled = 'export function refineSchema(check) {\n  return check;\n}\n';
+  const source = 'export function refineSchema(check: (v: unknown) => boolean) {\n  return check;\n}\n';
+  // Each case: the tree at start, the files written (null: deleted) while the index is live.
+  const cases: [string, Record<string, string>, Record<string, string | null>][] = [
+    [
+      'a file over 1 MiB in bytes (fewer characters than that)',
+      { 'src/a.ts': source },
+      { 'src/big.ts': `// ${'é'.repeat(600_000)}\nexport const big = 1;\n` },
+    ],
+    ['an empty file', { 'src/a.ts': source }, { 'notes.txt': '' }],
+    [
+      'build output saved beside its TypeScript source',
+      { 'src/refine.ts': source },
+      { 'src/refine.js': compiled },
+    ],
+    [
+      'a TypeScript source saved beside build output already indexed',
+      { 'src/refine.js': compiled, 'src/other.ts': 'export const other = 1;\n' },
+      { 'src/refine.ts': source },
+    ],
+    [
+      'a file under a .gitignored directory',
+      { '.gitignore': 'gen/\n', 'src/a.ts': source },
+      { 'gen/out.ts': source },
+    ],
+    ['a generated file (minified)', { 'src/a.ts': source }, { 'src/a.min.js': compiled }],
+    [
+      'build output of a package that ships only dist/',
+      { 'README.md': '# pkg\n', 'dist/index.js': compiled },
+      { 'dist/index.js': compiled.replace('refineSchema', 'throttleCalls') },
+    ],
+    ['a deleted file', { 'src/a.ts': source, 'src/b.ts': source }, { 'src/b.ts': null }],
+  ];
+
+  it.each(cases)('%s', async (_name, before, changes) => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcpkit-search-live-'));
+    try {
+      await writeTree(dir, before);
+      const live = await CodeIndex.build(dir, { saved: false, vectors: 'none' });
+      for (const [path, content] of Object.entries(changes))
+        if (content === null) await rm(join(dir, path));
+        else await writeTree(dir, { [path]: content });
+      const changed = await live.withFiles(Object.keys(changes));
+      const fresh = await CodeIndex.build(dir, { saved: false, vectors: 'none' });
+      // The same chunks in the same order (ties in ranking fall the same way), from the same files.
+      expect(changed.chunks).toEqual(fresh.chunks);
+      expect(changed.files).toBe(fresh.files);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

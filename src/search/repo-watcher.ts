@@ -1,0 +1,52 @@
+import { relative, sep } from 'node:path';
+import { watch } from 'chokidar';
+
+/** Changes seen within this long of each other are applied together. */
+const SETTLE_MS = 100;
+
+/** A running watch; `close` stops it and drops changes not yet applied. */
+export interface RepoWatch {
+  /** Settles once the initial scan is done: every change from then on is reported. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Watches a repository and reports the files added, changed or deleted (relative, with `/`) once they
+ * settle, in one batch. Directories the index's walk skips are not watched at all (node_modules is large).
+ */
+export function watchRepo(
+  dir: string,
+  skipsDir: (name: string) => boolean,
+  onChange: (paths: string[]) => void,
+): RepoWatch {
+  const pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = watch(dir, {
+    ignoreInitial: true,
+    ignored: (path: string) => relative(dir, path).split(sep).some(skipsDir),
+  });
+  const changed = (path: string) => {
+    pending.add(relative(dir, path).split(sep).join('/'));
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const paths = [...pending];
+      pending.clear();
+      onChange(paths);
+    }, SETTLE_MS);
+  };
+  const ready = new Promise<void>((settle) => watcher.once('ready', () => settle()));
+  watcher
+    .on('add', changed)
+    .on('change', changed)
+    .on('unlink', changed)
+    // A directory that vanishes or cannot be read mid-watch: the next change or a new build recovers.
+    .on('error', () => undefined);
+  return {
+    ready,
+    close: async () => {
+      clearTimeout(timer);
+      await watcher.close();
+    },
+  };
+}

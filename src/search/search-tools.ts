@@ -1,0 +1,226 @@
+import { isAbsolute, relative, sep } from 'node:path';
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { isMcpkitError, McpkitError } from '../errors/index.js';
+import { failedResult, progressSender, textResult } from '../serve/index.js';
+import { type CodeIndex, SEARCH_MODES, type SearchMode } from './code-index.js';
+import type { CachedRepo, RepoCache } from './repo-cache.js';
+import type { RepoLocation } from './repo-location.js';
+import { formatResults } from './results.js';
+import type { StaticModel } from './static-model.js';
+
+// The tools' arguments, named and shaped as semble's (`top_k`, `file_path`) so agents used to it work unchanged.
+// Each message is the one a bad value gets back, as an isError result.
+
+const RepoSchema = z
+  // An empty or null `repo` means the default repository, as semble's optional argument does.
+  .preprocess(
+    (value) => (value === null || value === '' ? undefined : value),
+    z.string({ error: '"repo" must be a string' }).optional(),
+  )
+  .describe(
+    'Which repository: an https:// git URL (cloned shallowly and cached), or a local path inside the directories ' +
+      'this server was allowed (default: the one it was started on).',
+  );
+
+const TOP_K_MESSAGE = '"top_k" must be a whole number from 1 to 100';
+/** How many results: `top_k` on the wire (semble's name), `limit` inside ({@link CodeIndex.search}). */
+const TopKSchema = z
+  .number({ error: TOP_K_MESSAGE })
+  .int({ error: TOP_K_MESSAGE })
+  .min(1, { error: TOP_K_MESSAGE })
+  .max(100, { error: TOP_K_MESSAGE })
+  .default(5)
+  .describe('How many results to return.');
+
+/** The arguments of `search`. */
+export const SearchArgsSchema = z.object({
+  query: z
+    .string({ error: '"query" must be a non-empty string' })
+    .trim()
+    .min(1, { error: '"query" must be a non-empty string' })
+    .describe('What you are looking for, in words or as a symbol name.'),
+  repo: RepoSchema,
+  mode: z
+    .enum(SEARCH_MODES, {
+      error: (issue) =>
+        `"mode" must be one of ${SEARCH_MODES.join(', ')}; got ${JSON.stringify(issue.input)}`,
+    })
+    .optional()
+    .describe('hybrid (default), semantic or bm25 (keywords).'),
+  top_k: TopKSchema,
+});
+/** `search`'s arguments once checked: the query trimmed, `top_k` defaulted. */
+export type SearchArgs = z.infer<typeof SearchArgsSchema>;
+
+/** The arguments of `find_related`. */
+export const FindRelatedArgsSchema = z.object({
+  file_path: z
+    .string({ error: '"file_path" must be a file path' })
+    .min(1, { error: '"file_path" must be a file path' })
+    .describe('The file, as search results print it (relative to the repo).'),
+  line: z
+    .number({ error: '"line" must be a whole number from 1' })
+    .int({ error: '"line" must be a whole number from 1' })
+    .min(1, { error: '"line" must be a whole number from 1' })
+    .describe('A line inside the code of interest (1-based).'),
+  repo: RepoSchema,
+  top_k: TopKSchema,
+});
+/** `find_related`'s arguments once checked. */
+export type FindRelatedArgs = z.infer<typeof FindRelatedArgsSchema>;
+
+/**
+ * A tool's input schema as it goes on the wire: the JSON Schema of what a caller may send, without the
+ * `$schema` line and the safe-integer bounds zod adds to every integer (noise in a model's context).
+ */
+function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io: 'input',
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    },
+  });
+  return json as Tool['inputSchema'];
+}
+
+/** The two tools, named and shaped as semble's so agents used to it work unchanged. */
+export const SEARCH_TOOLS: Tool[] = [
+  {
+    name: 'search',
+    description:
+      'Find the code that does something, by meaning or by name: "where are retries handled", "parseConfig", ' +
+      '"how is the cache evicted". Returns the best matching functions, classes or sections with their file, ' +
+      'lines and code. Use it before reading files or grepping.',
+    inputSchema: inputSchemaOf(SearchArgsSchema),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: 'find_related',
+    description:
+      'Find code like the code at a file and line — other implementations, callers, tests. Pass file_path and ' +
+      'line from a search result.',
+    inputSchema: inputSchemaOf(FindRelatedArgsSchema),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+];
+
+/** What the tools search with. */
+export interface SearchToolsOptions {
+  cache: RepoCache;
+  locate: (repo: string | undefined) => Promise<RepoLocation>;
+  /** How long a call waits for an index still being built. */
+  waitMs: number;
+  /** The mode of a search that names none; default hybrid when there are vectors, else bm25. */
+  mode?: SearchMode;
+  vectors?: 'corpus' | 'background' | 'none';
+  model?: StaticModel;
+  log: (message: string) => void;
+}
+
+/** A tools/call handler for the two tools: bad input and unusable repositories are `isError` results. */
+export function searchToolsHandler(
+  options: SearchToolsOptions,
+): (name: string, args: Record<string, unknown>, ctx: ServerContext) => Promise<CallToolResult> {
+  let warnedVectors = false;
+
+  const indexOf = async (repo: string | undefined, ctx: ServerContext): Promise<CodeIndex> => {
+    const { key, clone } = await options.locate(repo);
+    return waitForIndex(options.cache.get(key, clone), key, ctx, options.waitMs);
+  };
+
+  const search = async (args: SearchArgs, ctx: ServerContext): Promise<CallToolResult> => {
+    const { query, top_k: limit } = args;
+    const index = await indexOf(args.repo, ctx);
+    const mode = args.mode ?? options.mode ?? (index.hasVectors ? 'hybrid' : 'bm25');
+    if (mode !== 'bm25' && options.vectors === 'none' && !options.model && !warnedVectors) {
+      warnedVectors = true;
+      options.log('vectors are off (--no-vectors): semantic and hybrid searches rank with bm25');
+    }
+    const used: SearchMode = index.hasVectors ? mode : 'bm25';
+    const hits = index.search(query, limit, used);
+    if (hits.length === 0) return textResult('No results found.');
+    return textResult(formatResults(`Search results for: ${JSON.stringify(query)} (mode=${used})`, hits));
+  };
+
+  const findRelated = async (args: FindRelatedArgs, ctx: ServerContext): Promise<CallToolResult> => {
+    const { file_path: file, line, top_k: limit } = args;
+    const index = await indexOf(args.repo, ctx);
+    const path = isAbsolute(file) ? relative(index.root, file).split(sep).join('/') : file;
+    if (!index.hasFile(path)) throw refuse(`${file} is not in the index of ${index.root}`);
+    const chunk = index.chunkAt(path, line);
+    if (!chunk) throw refuse(`no indexed code at ${file}:${line} (past the end of the file?)`);
+    const hits = index.findRelated(chunk, limit);
+    if (hits.length === 0) return textResult(`No related chunks found for ${file}:${line}.`);
+    return textResult(formatResults(`Chunks related to ${file}:${line}`, hits));
+  };
+
+  return async (name, args, ctx) => {
+    try {
+      if (name === 'search') return await search(parsed(SearchArgsSchema, args), ctx);
+      if (name === 'find_related') return await findRelated(parsed(FindRelatedArgsSchema, args), ctx);
+    } catch (error) {
+      if (isMcpkitError(error)) return failedResult(error.message);
+      throw error;
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  };
+}
+
+const refuse = (message: string) => new McpkitError('INVALID_ARGUMENT', message);
+
+/** Arguments checked against a tool's schema; the first problem is the message. */
+function parsed<T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.infer<T> {
+  const result = schema.safeParse(args);
+  if (result.success) return result.data;
+  throw refuse(result.error.issues[0]?.message ?? 'invalid arguments');
+}
+
+/**
+ * The repository's index once built, within `waitMs` (progress notifications meanwhile when the client sent a
+ * token); then its vectors within the same budget, or bm25 alone when they take longer.
+ */
+async function waitForIndex(
+  repo: CachedRepo,
+  key: string,
+  ctx: ServerContext,
+  waitMs: number,
+): Promise<CodeIndex> {
+  const send = progressSender(ctx);
+  const tick =
+    send &&
+    setInterval(() => {
+      const { done, total } = repo.progress;
+      void send({ progress: done, ...(total ? { total } : {}), message: 'indexing' });
+    }, 250);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const waited = new Promise<undefined>((done) => {
+      timer = setTimeout(() => done(undefined), waitMs);
+    });
+    const index = await Promise.race([repo.index, waited]).catch((error: Error) => {
+      throw new McpkitError('IO', `cannot index ${key}: ${error.message}`);
+    });
+    if (!index) {
+      const { done, total } = repo.progress;
+      throw new McpkitError(
+        'SERVER_UNAVAILABLE',
+        `the index of ${key} is still being built (${done} of ${total || '?'} files); try again shortly`,
+      );
+    }
+    // Vectors are learned after bm25 is ready: wait for them within the same budget, then answer with
+    // what there is (bm25 alone on a repository too large to learn them in time).
+    await Promise.race([index.vectorsReady(), waited]);
+    return index;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(tick);
+  }
+}
