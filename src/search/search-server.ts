@@ -11,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { type FSWatcher, watch } from 'chokidar';
+import { PACKAGE_VERSION } from '../internal/package-version.js';
 import { type CheckedUrl, checkCloneUrl, cloneRepo } from './clone.js';
 import { CodeIndex, formatResults, SEARCH_MODES, type SearchMode } from './code-index.js';
 import type { StaticModel } from './static-model.js';
@@ -358,7 +359,7 @@ export function createSearchServer(options: SearchServerOptions) {
 
   const factory: McpServerFactory = () => {
     const server = new Server(
-      { name: 'mcpkit-search', version: '1' },
+      { name: 'mcpkit-search', version: PACKAGE_VERSION },
       {
         capabilities: { tools: {} },
         instructions:
