@@ -10,6 +10,7 @@ import {
   selectedServers,
   watchFiles,
 } from '../gateway/index.js';
+import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { hostAddress, parseTransport, portNumber, usage } from './options.js';
@@ -153,7 +154,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         const ready = gateway.status().filter((s) => s.state === 'ready').length;
         const starting = gateway.status().filter((s) => s.state === 'starting').length;
         const later = starting > 0 ? ` (${starting} still starting; they join when ready)` : '';
-        io.err(`mcpkit gateway: ${ready}/${gateway.status().length} servers ready, ${tools} tools${later}\n`);
+        const total = gateway.status().length;
+        io.err(
+          `mcpkit gateway: ${ready}/${total} server${total === 1 ? '' : 's'} ready, ${count(tools, 'tool')}${later}\n`,
+        );
         await serveUntilDone(
           io,
           gateway.factory,
