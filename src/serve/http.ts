@@ -205,7 +205,8 @@ async function listen(host: string, port: number): Promise<Server> {
   const http = createServer();
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) => {
-      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      const bracketed = host.includes(':') ? `[${host}]` : host;
+      const where = port === 0 ? bracketed : `${bracketed}:${port}`;
       reject(
         new McpkitError('LISTEN_FAILED', `cannot listen on ${where}: ${listenProblem(error)}`, {
           cause: error,

@@ -92,6 +92,24 @@ describe('a busy port is one line, before anything starts', () => {
   });
 });
 
+describe("an address that is not this machine's is one line (exit 1)", () => {
+  it('--host 192.0.2.1 (a documentation address)', async () => {
+    const r = await runInProcess(ws, [
+      'bridge',
+      fixture('bridge/contract.yaml'),
+      '-t',
+      'http',
+      '--host',
+      '192.0.2.1',
+    ]);
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "mcpkit: cannot listen on 192.0.2.1: the address is not one of this machine's\n",
+    });
+  });
+});
+
 describe('--port and --host are checked as the command line is read (exit 2)', () => {
   const commands = [['bridge', 'contract.yaml'], ['gateway'], ['search-server']];
   it.each(commands)('%s', async (...command) => {
