@@ -233,3 +233,21 @@ describe('the ad-hoc server is named by its command line', () => {
     });
   });
 });
+
+describe('MCPKIT_DEBUG=1 adds the stack after the one line', () => {
+  it('for a library error, with its cause', async () => {
+    const busy = await busyPort();
+    try {
+      const args = ['bridge', fixture('bridge/contract.yaml'), '-t', 'http', '--port', String(busy.port)];
+      const r = await runInProcess(ws, args, { MCPKIT_DEBUG: '1' });
+      expect(r.code).toBe(1);
+      const [first, ...rest] = r.stderr.split('\n');
+      expect(first).toMatch(/^mcpkit: cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
+      expect(rest.join('\n')).toMatch(
+        /McpkitError: cannot listen[\s\S]*\n\s+at [\s\S]*caused by: [\s\S]*EADDRINUSE/,
+      );
+    } finally {
+      await new Promise((resolve) => busy.server.close(resolve));
+    }
+  });
+});
