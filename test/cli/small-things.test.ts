@@ -82,6 +82,16 @@ describe('ping --json and tools --long', () => {
     );
     expect(r.stdout).toMatch(/\n {5}includeImage +boolean\? +Whether to include an example image\n/);
   });
+
+  it('tools --json carries each whole tool, parameters (inputSchema) included', async () => {
+    const r = await runInProcess(ws, ['tools', '--json', '--', ...everythingWords]);
+    const [report] = JSON.parse(r.stdout) as { tools: { name: string; inputSchema: unknown }[] }[];
+    expect(report?.tools.find((t) => t.name === 'echo')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' } },
+      required: ['message'],
+    });
+  });
 });
 
 describe('help and wording', () => {
