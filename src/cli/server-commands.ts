@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Prompt, Tool } from '@modelcontextprotocol/client';
 import type { Command } from 'commander';
-import type { ServerConnection } from '../client/index.js';
 import { McpkitError } from '../errors/index.js';
 import { parseJsonText } from '../internal/json-document.js';
 import { renderPrompt, renderResource, renderToolResult } from './content.js';
@@ -14,6 +13,7 @@ import {
   type Offering,
   offers,
   only,
+  type RuntimeServer,
   request,
   requireOffering,
   rows,
@@ -250,8 +250,8 @@ async function listAcross<T extends object>(
   json: boolean,
   list: {
     offering?: Offering;
-    fetch: (s: ServerConnection) => Promise<T>;
-    render: (s: ServerConnection, data: T) => string;
+    fetch: (s: RuntimeServer) => Promise<T>;
+    render: (s: RuntimeServer, data: T) => string;
   },
 ): Promise<void> {
   const targets = await resolveTargets(io, server, adhoc);

@@ -1,15 +1,13 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import {
-  Runtime,
-  type RuntimeServerConfig,
-  type ServerConnection,
-  type StartupPolicy,
-} from '../client/index.js';
+import { Runtime, type RuntimeServerConfig, type StartupPolicy } from '../client/index.js';
 import { McpkitError } from '../errors/index.js';
 import { createElicitationHandler } from './elicit.js';
 import { count, table } from './format.js';
 import type { CliIO } from './io.js';
 import { CLI_VERSION } from './version.js';
+
+/** One server of a runtime, as the commands see it (named by what `servers()` returns, whatever its type). */
+export type RuntimeServer = ReturnType<Runtime['servers']>[number];
 
 /**
  * Runs `work` with a Runtime over the targets; Ctrl-C or SIGTERM aborts the work (cancelling calls) and
@@ -58,14 +56,14 @@ export async function withRuntime(
 }
 
 /** The one server of a single-target runtime. */
-export function only(runtime: Runtime): ServerConnection {
+export function only(runtime: Runtime): RuntimeServer {
   const [server] = runtime.servers();
   if (!server) throw new McpkitError('SERVER_NOT_FOUND', 'no server to talk to');
   return server;
 }
 
 /** Exit 1 naming the servers that did not start. */
-export function failIfAnyFailed(servers: ServerConnection[]): void {
+export function failIfAnyFailed(servers: RuntimeServer[]): void {
   const failed = servers.filter((s) => s.status !== 'ready').map((s) => s.id);
   if (failed.length > 0) {
     throw new McpkitError(
@@ -79,12 +77,12 @@ export function failIfAnyFailed(servers: ServerConnection[]): void {
 export type Offering = 'resources' | 'prompts';
 
 /** True when the server declared the capability (`read` and `prompt` need it; listings say so). */
-export function offers(server: ServerConnection, what: Offering): boolean {
+export function offers(server: RuntimeServer, what: Offering): boolean {
   return server.capabilities?.[what] !== undefined;
 }
 
 /** Refuses a request the server does not offer, in one line, before anything is sent. */
-export function requireOffering(server: ServerConnection, what: Offering): void {
+export function requireOffering(server: RuntimeServer, what: Offering): void {
   if (!offers(server, what))
     throw new McpkitError(
       'REQUEST_FAILED',
@@ -98,7 +96,7 @@ export function requireOffering(server: ServerConnection, what: Offering): void 
  * timeout that expired. `what` says what was asked ("tool \"echo\"", "resource demo://x").
  */
 export async function request<T>(
-  server: ServerConnection,
+  server: RuntimeServer,
   what: string,
   send: () => Promise<T>,
   timeout?: { seconds: number; flag: string },
