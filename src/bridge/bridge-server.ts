@@ -12,6 +12,7 @@ import type { ValidateFunction } from 'ajv';
 // Only the variables module: a bridge must not load the client-config formats to start.
 import { expandVariables } from '../config/variables.js';
 import { McpkitError } from '../errors/index.js';
+import { PACKAGE_VERSION } from '../internal/package-version.js';
 // Not the serve/ barrel: a bridge on stdio must not load the HTTP stack to start.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import { modernResult } from '../serve/modern-result.js';
@@ -160,7 +161,8 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
     return server;
   };
 
-  const serverInfo = { name: contract.name, version: contract.version ?? '0.0.0' };
+  // The contract's own version when it gives one; else the version of mcpkit, which serves it.
+  const serverInfo = { name: contract.name, version: contract.version ?? PACKAGE_VERSION };
   // Over HTTP a 2026-07-28 tools/call without a progress token needs nothing the SDK's per-request server
   // instance provides: the call runs with the request's abort signal and the answer goes straight back.
   const intercept: FrameIntercept = (message, reply, context) => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument } from 'yaml';
+import { findCommand } from '../config/command-path.js';
 import { McpkitError } from '../errors/index.js';
 import {
   type Contract,
@@ -45,6 +46,34 @@ export async function loadContract(file: string): Promise<LoadedContract> {
     throw new McpkitError('CONTRACT_INVALID', `invalid contract:\n${lines.join('\n')}`, { file: path });
   }
   return { file: path, dir: dirname(path), contract };
+}
+
+/**
+ * What a valid contract may still get wrong on this machine: a program that is not on PATH (every call of
+ * its tools would fail with "not found"). One message per program, naming the tools that run it.
+ */
+export async function contractWarnings(
+  loaded: LoadedContract,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): Promise<string[]> {
+  const tools = new Map<string, string[]>();
+  for (const [name, tool] of Object.entries(loaded.contract.tools)) {
+    if (tool.module !== undefined) continue;
+    const program = tool.program ?? loaded.contract.program;
+    if (program !== undefined) tools.set(program, [...(tools.get(program) ?? []), name]);
+  }
+  const warnings: string[] = [];
+  for (const [program, names] of tools) {
+    // A program with a directory in it runs relative to the bridge's working directory.
+    const command = program.includes('/') ? resolve(cwd, program) : program;
+    if ((await findCommand(command, env.PATH ?? '', process.platform, env)) !== undefined) continue;
+    const where = program.includes('/') ? `not an executable file (from ${cwd})` : 'not found on PATH';
+    warnings.push(
+      `${loaded.file}: program "${program}" is ${where}; calls to ${names.join(', ')} will fail until it is installed`,
+    );
+  }
+  return warnings;
 }
 
 /** Parses contract text; returns the contract, or every problem found. */

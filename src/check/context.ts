@@ -1,7 +1,8 @@
 import { HttpProbe } from './http-probe.js';
-import { handshake, type JsonRpcMessage, LEGACY_VERSIONS, type Probe } from './probe.js';
+import { handshake, initializeParams, type JsonRpcMessage, LEGACY_VERSIONS, type Probe } from './probe.js';
 import type { GateResult } from './report.js';
 import { StdioProbe, type StdioTarget } from './stdio-probe.js';
+import { causeLine, exitWords, networkProblem, notMcp, spawnProblem, unreachable } from './unreachable.js';
 
 /** A server to check: a command (stdio) or a URL (Streamable HTTP). */
 export type CheckTarget =
@@ -18,6 +19,8 @@ export interface SlowTool {
 export class GateContext {
   /** Every stdio probe opened during the check (the hygiene gate reads their stdout). */
   readonly stdioProbes: StdioProbe[] = [];
+  /** The preflight's session, handed to the first gate that asks for one. */
+  private warm: { probe: Probe; init: JsonRpcMessage } | undefined;
 
   constructor(
     readonly target: CheckTarget,
@@ -35,8 +38,72 @@ export class GateContext {
     return probe;
   }
 
+  /**
+   * One handshake before any gate, so a server that cannot be checked at all is reported at once, in one
+   * line, with the cause: a command that does not start, a process that exits before answering (its exit
+   * code and the stderr line that says why), a URL that refuses connections or is not MCP. Throws
+   * SERVER_FAILED then. A server that answers (even with an error) or hangs is left to the gates.
+   */
+  async preflight(label: string): Promise<void> {
+    if (this.target.kind === 'http') {
+      const probe = new HttpProbe(this.target.url, this.target.headers ?? {});
+      const init = {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: initializeParams(LEGACY_VERSIONS[0]),
+      };
+      const exchange = await probe.post(JSON.stringify(init), {}, this.timeoutMs);
+      if (exchange.status === 0)
+        throw unreachable(
+          `${this.target.url}: ${networkProblem(this.target.url, exchange.error)}`,
+          exchange.error,
+        );
+      const problem = notMcp(exchange);
+      if (problem) throw unreachable(`${this.target.url}: ${problem}`);
+      probe.sessionId = exchange.headers.get('mcp-session-id') ?? undefined;
+      await probe.close();
+      return;
+    }
+    let probe: StdioProbe;
+    try {
+      probe = (await this.open()) as StdioProbe;
+    } catch (error) {
+      throw unreachable(spawnProblem(this.target.command, error as NodeJS.ErrnoException), error);
+    }
+    const init = await handshake(probe, LEGACY_VERSIONS[0], this.timeoutMs);
+    if (init?.result) {
+      this.warm = { probe, init };
+      return;
+    }
+    if (init || probe.alive()) {
+      await probe.close();
+      return;
+    }
+    // Its stderr is read to the end on close; a grandchild holding the pipe open must not hold us up.
+    const ended = await Promise.race([
+      probe.ended(),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref()),
+    ]);
+    const how = ended ? exitWords(ended.code, ended.signal) : 'exited';
+    const line = causeLine(probe.stderr);
+    await probe.close();
+    throw unreachable(
+      `server "${label}" ${how} before answering initialize${line ? `: ${line}` : ' (nothing on stderr)'}`,
+    );
+  }
+
+  /** Closes what the preflight left open (when no gate took it). */
+  async dispose(): Promise<void> {
+    await this.warm?.probe.close();
+    this.warm = undefined;
+  }
+
   /** A fresh connection after a successful 2025 handshake (newest version offered). */
   async session(): Promise<{ probe: Probe; init: JsonRpcMessage }> {
+    const warm = this.warm;
+    this.warm = undefined;
+    if (warm) return warm;
     const probe = await this.open();
     const init = await handshake(probe, LEGACY_VERSIONS[0], this.timeoutMs);
     if (!init?.result) {

@@ -6,6 +6,8 @@ export interface HttpExchange {
   headers: Headers;
   messages: JsonRpcMessage[];
   text: string;
+  /** Why no answer came (status 0): the network error fetch threw. */
+  error?: unknown;
 }
 
 /**
@@ -51,7 +53,7 @@ export class HttpProbe implements Probe {
     body: string | undefined,
     headers: Record<string, string>,
     timeoutMs = 10_000,
-  ) {
+  ): Promise<HttpExchange> {
     let response: Response;
     try {
       response = await fetch(this.url, {
@@ -60,8 +62,8 @@ export class HttpProbe implements Probe {
         ...(body === undefined ? {} : { body }),
         signal: AbortSignal.timeout(timeoutMs),
       });
-    } catch {
-      return { status: 0, headers: new Headers(), messages: [], text: '' };
+    } catch (error) {
+      return { status: 0, headers: new Headers(), messages: [], text: '', error };
     }
     const text = await response.text().catch(() => '');
     const type = response.headers.get('content-type') ?? '';

@@ -1,3 +1,4 @@
+import { PACKAGE_VERSION } from '../internal/package-version.js';
 /**
  * A raw JSON-RPC connection for the quality gates. The SDK client would repair or refuse what the gates
  * must send on purpose (truncated JSON, `"jsonrpc": "1.0"`, requests before `initialize`), so the gates
@@ -40,7 +41,7 @@ export interface Probe {
 }
 
 /** Client identity sent by every gate. */
-export const CHECK_CLIENT = { name: 'mcpkit-check', version: '1' };
+export const CHECK_CLIENT = { name: 'mcpkit-check', version: PACKAGE_VERSION };
 
 /** The `initialize` params for a protocol version. */
 export function initializeParams(protocolVersion: string): Record<string, unknown> {

@@ -39,7 +39,9 @@ const GATES: Record<GateId, (ctx: GateContext) => Promise<GateResult>> = {
 
 /**
  * Runs the quality gates against one server and returns the report. Gates run one after another on fresh
- * connections; stdio hygiene is judged last, over everything the server printed during the check.
+ * connections; stdio hygiene is judged last, over everything the server printed during the check. A server
+ * that cannot be checked at all (does not start, exits before the handshake, is not MCP) throws
+ * SERVER_FAILED with the cause instead of failing every gate.
  */
 export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const ctx = new GateContext(
@@ -54,12 +56,17 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     ...selected.filter((id) => id === 'stdio-hygiene'),
   ];
   const results = new Map<GateId, GateResult>();
-  for (const id of order) {
-    try {
-      results.set(id, await GATES[id](ctx));
-    } catch (error) {
-      results.set(id, result(id, 'FAIL', errorMessage(error), {}));
+  try {
+    await ctx.preflight(options.label);
+    for (const id of order) {
+      try {
+        results.set(id, await GATES[id](ctx));
+      } catch (error) {
+        results.set(id, result(id, 'FAIL', errorMessage(error), {}));
+      }
     }
+  } finally {
+    await ctx.dispose();
   }
   const gates = selected.map((id) => results.get(id) as GateResult);
   return {

@@ -23,9 +23,12 @@ export class StdioProbe implements Probe {
   readonly stderr: string[] = [];
   /** When the process was spawned (performance.now()). */
   readonly spawnedAt: number;
-  private readonly waiters = new Map<string, (message: JsonRpcMessage) => void>();
+  /** Waiters by id; `undefined` when the process ends before the answer. */
+  private readonly waiters = new Map<string, (message: JsonRpcMessage | undefined) => void>();
   private nextId = 1;
   private exited = false;
+  /** How the process ended, once it has (and its stderr has been read to the end). */
+  private readonly ending: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   private constructor(private readonly child: GroupChild) {
     this.spawnedAt = performance.now();
@@ -51,7 +54,22 @@ export class StdioProbe implements Probe {
     child.stdin.on('error', () => undefined);
     child.once('exit', () => {
       this.exited = true;
+      // No answer can come any more: nobody waits out a timeout for a process that is gone.
+      for (const waiter of this.waiters.values()) waiter(undefined);
+      this.waiters.clear();
     });
+    this.ending = new Promise((resolve) => {
+      child.once('close', (code, signal) => {
+        if (errPending.trim() !== '') this.stderr.push(errPending);
+        errPending = '';
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  /** How the process ended (exit code or signal), after its stderr was read to the end. */
+  ended(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    return this.ending;
   }
 
   /** Spawns the server; rejects when it cannot start. */
@@ -91,6 +109,7 @@ export class StdioProbe implements Probe {
   /** Waits for the answer with `id` without writing (for bursts written in one go). */
   expect(id: string | number | null, timeoutMs: number): Promise<JsonRpcMessage | undefined> {
     const key = JSON.stringify(id);
+    if (this.exited) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiters.delete(key);

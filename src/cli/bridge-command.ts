@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { createBridge, loadContract } from '../bridge/index.js';
+import { contractWarnings } from '../bridge/load-contract.js';
+import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
-import { collect, parseTransport, positiveInteger, usage } from './options.js';
+import { collect, hostAddress, parseTransport, portNumber, usage } from './options.js';
 import { serveUntilDone } from './serve-until-done.js';
 
 interface BridgeFlags {
@@ -23,8 +25,8 @@ export function registerBridgeCommand(program: Command, io: CliIO, _adhoc?: read
     .argument('<contract>', 'the contract file (or "lint")')
     .argument('[lint-contract]', 'with lint: the contract to check')
     .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
-    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
-    .option('--port <n>', 'HTTP port (default: any free port)', positiveInteger('--port'))
+    .option('--host <host>', 'HTTP bind address', hostAddress, '127.0.0.1')
+    .option('--port <n>', 'HTTP port (default 0: any free port)', portNumber)
     .option('--read-only', 'serve only tools annotated readOnlyHint: true')
     .option(
       '--set <key=value>',
@@ -38,28 +40,37 @@ export function registerBridgeCommand(program: Command, io: CliIO, _adhoc?: read
       const file = lint ? second : first;
       if (file === undefined) usage('bridge lint: missing <contract>');
       if (!lint && second !== undefined) usage(`bridge: unexpected argument "${second}"`);
-      const loaded = await loadContract(file);
-      const bridge = await createBridge(loaded, {
-        ...(flags.readOnly ? { readOnly: true } : {}),
-        set: parseSets(flags.set),
-        env: io.env,
-        cwd: io.cwd,
-      });
-      if (lint) {
-        if (flags.printTools) io.out(`${JSON.stringify({ tools: bridge.tools }, null, 2)}\n`);
-        else
-          io.out(`${loaded.file}: ok, ${bridge.tools.length} tool${bridge.tools.length === 1 ? '' : 's'}\n`);
-        return;
+      if (!lint && flags.transport === 'sse') usage('bridge serves stdio or http');
+      const port = lint ? undefined : await bindFirst(flags);
+      try {
+        const loaded = await loadContract(file);
+        const bridge = await createBridge(loaded, {
+          ...(flags.readOnly ? { readOnly: true } : {}),
+          set: parseSets(flags.set),
+          env: io.env,
+          cwd: io.cwd,
+        });
+        if (lint) {
+          for (const warning of await contractWarnings(loaded, io.env, io.cwd))
+            io.err(`warning: ${warning}\n`);
+          if (flags.printTools) io.out(`${JSON.stringify({ tools: bridge.tools }, null, 2)}\n`);
+          else
+            io.out(
+              `${loaded.file}: ok, ${bridge.tools.length} tool${bridge.tools.length === 1 ? '' : 's'}\n`,
+            );
+          return;
+        }
+        await serveUntilDone(
+          io,
+          bridge.factory,
+          port ? { ...flags, port: port.port } : flags,
+          `mcpkit bridge: serving ${loaded.contract.name}`,
+          () => bridge.shutdown(),
+          bridge.intercept,
+        );
+      } finally {
+        await port?.release();
       }
-      if (flags.transport === 'sse') usage('bridge serves stdio or http');
-      await serveUntilDone(
-        io,
-        bridge.factory,
-        flags,
-        `mcpkit bridge: serving ${loaded.contract.name}`,
-        () => bridge.shutdown(),
-        bridge.intercept,
-      );
     });
 }
 

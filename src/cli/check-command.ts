@@ -3,6 +3,7 @@ import { type CheckTarget, formatReport, GATE_IDS, type GateId, isGateId, runChe
 import { expandServerEntry, findServer, isStdioServer, loadConfig } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { parseJsonText } from '../internal/json-document.js';
+import { displayWords } from './format.js';
 import type { CliIO } from './io.js';
 import { usage } from './options.js';
 
@@ -31,6 +32,14 @@ export function registerCheckCommand(
     .option('--timeout <seconds>', 'per-request timeout (default 5)', Number)
     .option('--slow-tool <name>', 'a long-running tool for the progress and cancellation gates')
     .option('--args <json>', 'arguments for --slow-tool', '{}')
+    .addHelpText(
+      'after',
+      `
+The server is a configured name (mcpkit list), --url for a Streamable HTTP server, or a stdio server
+given after -- as a command line:
+  mcpkit check -- npx -y @modelcontextprotocol/server-everything
+`,
+    )
     .action(async (server: string | undefined, flags: CheckFlags) => {
       const { target, label } = await resolveCheckTarget(io, server, flags.url, adhoc);
       const only = flags.only?.split(',').map((g) => g.trim());
@@ -70,7 +79,7 @@ async function resolveCheckTarget(
   if (given.length !== 1) usage('check needs exactly one of: a configured name, --url URL, or -- <command…>');
   if (adhoc && adhoc.length > 0) {
     const [command, ...args] = adhoc as [string, ...string[]];
-    return { target: { kind: 'stdio', command, args }, label: adhoc.join(' ') };
+    return { target: { kind: 'stdio', command, args }, label: displayWords(adhoc) };
   }
   if (url !== undefined) {
     if (!/^https?:\/\//i.test(url)) usage(`--url must be an http:// or https:// URL, got "${url}"`);

@@ -58,3 +58,8 @@ export function serverJson(server: ConfiguredServer, showSecrets: boolean) {
     entry: showSecrets ? server.entry : maskEntry(server.entry),
   };
 }
+
+/** `1 server`, `2 servers`: a count with its noun (plural with an s). */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

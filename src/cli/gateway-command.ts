@@ -10,8 +10,10 @@ import {
   selectedServers,
   watchFiles,
 } from '../gateway/index.js';
+import { count } from './format.js';
+import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
-import { parseTransport, positiveInteger, usage } from './options.js';
+import { hostAddress, parseTransport, portNumber, usage } from './options.js';
 import { serveUntilDone } from './serve-until-done.js';
 
 interface GatewayFlags {
@@ -51,8 +53,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     .command('gateway')
     .description('serve every configured MCP server behind one, with tool_search when tools are many')
     .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
-    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
-    .option('--port <n>', 'HTTP port (default: any free port)', positiveInteger('--port'))
+    .option('--host <host>', 'HTTP bind address', hostAddress, '127.0.0.1')
+    .option('--port <n>', 'HTTP port (default 0: any free port)', portNumber)
     .option('--only <names>', 'serve only these servers (comma-separated)', names)
     .option('--except <names>', 'serve all but these servers (comma-separated)', names)
     .option(
@@ -87,80 +89,89 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     )
     .action(async (flags: GatewayFlags) => {
       if (flags.transport === 'sse') usage('gateway serves stdio or http');
-      const location = { cwd: io.cwd, env: io.env };
-      const selection = {
-        ...(flags.only ? { only: flags.only } : {}),
-        ...(flags.except ? { except: flags.except } : {}),
-      };
-      const first = await selectedServers(location, selection);
-      for (const warning of first.warnings) io.err(`mcpkit gateway: ${warning}\n`);
-      // The built-in code search over the working directory: there by default when nothing is configured
-      // (the gateway is useful with no set-up), and it stays when servers are added later.
-      // Never over / or the home directory (Claude Desktop starts servers in /): that is not a project.
-      const broad = io.cwd === '/' || io.cwd === homeDirectory(io.env);
-      if (broad && flags.search !== false && first.servers.length === 0)
-        io.err(
-          `mcpkit gateway: not serving code search over ${io.cwd}; start the gateway in a project directory\n`,
-        );
-      const builtIn =
-        !broad && (flags.search ?? first.servers.length === 0)
+      // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
+      const port = await bindFirst(flags);
+      try {
+        const location = { cwd: io.cwd, env: io.env };
+        const selection = {
+          ...(flags.only ? { only: flags.only } : {}),
+          ...(flags.except ? { except: flags.except } : {}),
+        };
+        const first = await selectedServers(location, selection);
+        for (const warning of first.warnings) io.err(`mcpkit gateway: ${warning}\n`);
+        // The built-in code search over the working directory: there by default when nothing is configured
+        // (the gateway is useful with no set-up), and it stays when servers are added later.
+        // Never over / or the home directory (Claude Desktop starts servers in /): that is not a project.
+        const broad = io.cwd === '/' || io.cwd === homeDirectory(io.env);
+        if (broad && flags.search !== false && first.servers.length === 0)
+          io.err(
+            `mcpkit gateway: not serving code search over ${io.cwd}; start the gateway in a project directory\n`,
+          );
+        const builtIn =
+          !broad && (flags.search ?? first.servers.length === 0)
+            ? [
+                {
+                  name: 'search',
+                  entry: { command: process.execPath, args: [cliEntry(), 'search-server', io.cwd] },
+                },
+              ]
+            : [];
+        if (builtIn.length > 0 && first.servers.length === 0)
+          io.err(
+            `mcpkit gateway: no servers configured; serving code search over ${io.cwd} (add servers with \`mcpkit add\`)\n`,
+          );
+        const withBuiltIn = (servers: RuntimeServerConfig[]) => [
+          ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
+          ...servers,
+        ];
+        const gateway = await Gateway.create({
+          servers: withBuiltIn(first.servers),
+          prefix: flags.prefix,
+          ...(flags.deferThreshold === undefined ? {} : { deferThreshold: flags.deferThreshold }),
+          pin: flags.pin,
+          readyWaitMs: flags.readyWait,
+          env: io.env,
+          log: (message) => io.err(`mcpkit gateway: ${message}\n`),
+          ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
+        });
+        const pinFile = `${userConfigDir(io.env)}/pins.json`;
+        const watches = flags.watch
           ? [
-              {
-                name: 'search',
-                entry: { command: process.execPath, args: [cliEntry(), 'search-server', io.cwd] },
-              },
+              watchFiles(first.files, () => {
+                selectedServers(location, selection)
+                  .then(({ servers, warnings }) => {
+                    for (const warning of warnings) io.err(`mcpkit gateway: ${warning}\n`);
+                    return gateway.reconcile(withBuiltIn(servers));
+                  })
+                  .catch((error: Error) => io.err(`mcpkit gateway: config not applied: ${error.message}\n`));
+              }),
+              watchFiles([pinFile], () => {
+                gateway.reloadPins().catch((error: Error) => io.err(`mcpkit gateway: ${error.message}\n`));
+              }),
             ]
           : [];
-      if (builtIn.length > 0 && first.servers.length === 0)
+        const tools = (await gateway.catalog()).tools.length;
+        const ready = gateway.status().filter((s) => s.state === 'ready').length;
+        const starting = gateway.status().filter((s) => s.state === 'starting').length;
+        const later = starting > 0 ? ` (${starting} still starting; they join when ready)` : '';
+        const total = gateway.status().length;
         io.err(
-          `mcpkit gateway: no servers configured; serving code search over ${io.cwd} (add servers with \`mcpkit add\`)\n`,
+          `mcpkit gateway: ${ready}/${total} server${total === 1 ? '' : 's'} ready, ${count(tools, 'tool')}${later}\n`,
         );
-      const withBuiltIn = (servers: RuntimeServerConfig[]) => [
-        ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
-        ...servers,
-      ];
-      const gateway = await Gateway.create({
-        servers: withBuiltIn(first.servers),
-        prefix: flags.prefix,
-        ...(flags.deferThreshold === undefined ? {} : { deferThreshold: flags.deferThreshold }),
-        pin: flags.pin,
-        readyWaitMs: flags.readyWait,
-        env: io.env,
-        log: (message) => io.err(`mcpkit gateway: ${message}\n`),
-        ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
-      });
-      const pinFile = `${userConfigDir(io.env)}/pins.json`;
-      const watches = flags.watch
-        ? [
-            watchFiles(first.files, () => {
-              selectedServers(location, selection)
-                .then(({ servers, warnings }) => {
-                  for (const warning of warnings) io.err(`mcpkit gateway: ${warning}\n`);
-                  return gateway.reconcile(withBuiltIn(servers));
-                })
-                .catch((error: Error) => io.err(`mcpkit gateway: config not applied: ${error.message}\n`));
-            }),
-            watchFiles([pinFile], () => {
-              gateway.reloadPins().catch((error: Error) => io.err(`mcpkit gateway: ${error.message}\n`));
-            }),
-          ]
-        : [];
-      const tools = (await gateway.catalog()).tools.length;
-      const ready = gateway.status().filter((s) => s.state === 'ready').length;
-      const starting = gateway.status().filter((s) => s.state === 'starting').length;
-      const later = starting > 0 ? ` (${starting} still starting; they join when ready)` : '';
-      io.err(`mcpkit gateway: ${ready}/${gateway.status().length} servers ready, ${tools} tools${later}\n`);
-      await serveUntilDone(
-        io,
-        gateway.factory,
-        flags,
-        'mcpkit gateway: serving',
-        async () => {
-          await Promise.all(watches.map((w) => w.close()));
-          await gateway.close();
-        },
-        gateway.intercept(),
-      );
+        await serveUntilDone(
+          io,
+          gateway.factory,
+          port ? { ...flags, port: port.port } : flags,
+          'mcpkit gateway: serving',
+          async () => {
+            await Promise.all(watches.map((w) => w.close()));
+            await gateway.close();
+          },
+          gateway.intercept(),
+        );
+      } finally {
+        await port?.release();
+      }
     });
 
   program

@@ -81,14 +81,29 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
       // Commander has printed the message or the help already.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    const debug = io.env.MCPKIT_DEBUG === '1';
     if (isMcpkitError(error)) {
       io.err(`mcpkit: ${error.message}\n`);
+      if (debug) io.err(`${stackOf(error)}\n`);
       // 128 + signal number, as shells report a process ended by that signal.
       if (error.code === 'CANCELLED') return error.cause === 'SIGTERM' ? EXIT.terminated : EXIT.cancelled;
       return error.code === 'USAGE' || error.code === 'INVALID_ARGUMENT' ? EXIT.usage : EXIT.failed;
     }
-    io.err(`mcpkit: unexpected error: ${errorMessage(error)}\n`);
-    if (error instanceof Error && error.stack) io.err(`${error.stack}\n`);
+    // One line: where it happened is for MCPKIT_DEBUG=1, which prints the stack.
+    io.err(
+      `mcpkit: unexpected error: ${errorMessage(error)}${debug ? '' : ' (MCPKIT_DEBUG=1 shows the stack)'}\n`,
+    );
+    if (debug) io.err(`${stackOf(error)}\n`);
     return EXIT.failed;
   }
+}
+
+/** The stack of an error and of its causes, for MCPKIT_DEBUG=1. */
+function stackOf(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 5; depth++) {
+    parts.push(e instanceof Error ? (e.stack ?? e.message) : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join('\ncaused by: ');
 }

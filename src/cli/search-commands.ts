@@ -4,12 +4,14 @@ import {
   CodeIndex,
   createSearchServer,
   formatResults,
+  resultsJson,
   SEARCH_MODES,
   type SearchMode,
   StaticModel,
 } from '../search/index.js';
+import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
-import { collect, parseTransport, positiveInteger, usage } from './options.js';
+import { collect, hostAddress, parseTransport, portNumber, positiveInteger, usage } from './options.js';
 import { serveUntilDone } from './serve-until-done.js';
 
 interface ServerFlags {
@@ -44,8 +46,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .description('serve code search (search, find_related) over a repository')
     .argument('[path]', 'the repository (default: the current directory)')
     .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
-    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
-    .option('--port <n>', 'HTTP port (default: any free port)', positiveInteger('--port'))
+    .option('--host <host>', 'HTTP bind address', hostAddress, '127.0.0.1')
+    .option('--port <n>', 'HTTP port (default 0: any free port)', portNumber)
     .option('--allow-path <dir>', 'another directory a call may search (repeatable)', collect, [])
     .option(
       '--model <dir>',
@@ -57,17 +59,29 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       if (flags.transport === 'sse') usage('search-server serves stdio or http');
       const mode = modeFlag(flags);
       const root = resolve(io.cwd, path ?? '.');
-      const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
-      const server = createSearchServer({
-        ...(model ? { model } : {}),
-        ...(flags.vectors ? {} : { vectors: 'none' as const }),
-        mode,
-        root,
-        allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
-        log: (message) => io.err(`mcpkit search: ${message}\n`),
-        env: io.env,
-      });
-      await serveUntilDone(io, server.factory, flags, `mcpkit search: serving ${root}`, () => server.close());
+      // Bound before the repository is indexed: a busy port fails at once.
+      const port = await bindFirst(flags);
+      try {
+        const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
+        const server = createSearchServer({
+          ...(model ? { model } : {}),
+          ...(flags.vectors ? {} : { vectors: 'none' as const }),
+          mode,
+          root,
+          allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
+          log: (message) => io.err(`mcpkit search: ${message}\n`),
+          env: io.env,
+        });
+        await serveUntilDone(
+          io,
+          server.factory,
+          port ? { ...flags, port: port.port } : flags,
+          `mcpkit search: serving ${root}`,
+          () => server.close(),
+        );
+      } finally {
+        await port?.release();
+      }
     });
 
   program
@@ -96,13 +110,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
           onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
         });
         const hits = index.search(query, flags.topK, mode);
-        if (flags.json) {
-          const results = hits.map(({ chunk, score }) => ({
-            ...chunk,
-            score: Math.round(score * 1000) / 1000,
-          }));
-          io.out(`${JSON.stringify({ query, results }, null, 2)}\n`);
-        } else
+        if (flags.json) io.out(`${JSON.stringify(resultsJson(query, hits), null, 2)}\n`);
+        else
           io.out(
             `${hits.length === 0 ? 'No results found.' : formatResults(`Search results for: ${JSON.stringify(query)} (mode=${mode})`, hits)}\n`,
           );

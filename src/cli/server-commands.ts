@@ -1,21 +1,32 @@
 import { readFile } from 'node:fs/promises';
+import type { Prompt, Tool } from '@modelcontextprotocol/client';
 import type { Command } from 'commander';
-import {
-  Runtime,
-  type RuntimeServerConfig,
-  type ServerConnection,
-  type StartupPolicy,
-} from '../client/index.js';
 import { McpkitError } from '../errors/index.js';
 import { parseJsonText } from '../internal/json-document.js';
 import { renderPrompt, renderResource, renderToolResult } from './content.js';
-import { createElicitationHandler } from './elicit.js';
-import { table } from './format.js';
+import { count, table } from './format.js';
 import { type CliIO, readAll } from './io.js';
 import { usage } from './options.js';
 import { createProgressReporter } from './progress.js';
+import {
+  failIfAnyFailed,
+  type Offering,
+  offers,
+  only,
+  type RuntimeServer,
+  request,
+  requireOffering,
+  rows,
+  withRuntime,
+} from './server-runtime.js';
 import { resolveTargets } from './target.js';
-import { CLI_VERSION } from './version.js';
+
+/** Help text of every command that talks to a server: where the server comes from. */
+const SERVER_HELP = `
+The server is a configured name (mcpkit list), a URL (http:// or https://), or an ad-hoc stdio server
+given after -- as a command line; then leave out <server>:
+  mcpkit %s -- npx -y @modelcontextprotocol/server-everything
+`;
 
 /**
  * `tools`, `call`, `resources`, `read`, `prompts`, `prompt`, `ping`. `<server>` is a configured name, a
@@ -34,19 +45,23 @@ export function registerServerCommands(
       usage(`${command}: missing <server> (a configured name, a URL, or -- <command…>)`);
     return [args[0], args.slice(1)];
   };
+  const help = (example: string) => SERVER_HELP.replace('%s', example);
 
   program
     .command('tools')
     .description('list the tools of one server, or of every configured server')
     .argument('[server]', 'configured name or URL; omit for all (or give -- <command…>)')
-    .option('--json', 'print JSON')
-    .action((server: string | undefined, opts: { json?: boolean }) =>
+    .option('--long', "show each tool's parameters")
+    .option('--json', 'print JSON (each tool whole, with its inputSchema)')
+    .addHelpText('after', help('tools'))
+    .action((server: string | undefined, opts: { json?: boolean; long?: boolean }) =>
       listAcross(io, hasAdhoc ? undefined : server, adhoc, opts.json === true, {
         fetch: async (s) => ({ tools: await s.listTools() }),
-        render: (s, { tools }) => {
-          const head = `${s.id} (${tools.length} tool${tools.length === 1 ? '' : 's'})\n`;
-          return head + rows(tools.map((t) => ['', t.name, firstLine(t.description)]));
-        },
+        render: (s, { tools }) =>
+          `${s.id} (${count(tools.length, 'tool')})\n` +
+          (opts.long
+            ? tools.map((t) => `  ${t.name}  ${firstLine(t.description)}\n${rows(parameterRows(t))}`).join('')
+            : rows(tools.map((t) => ['', t.name, firstLine(t.description)]))),
       }),
     );
 
@@ -56,24 +71,43 @@ export function registerServerCommands(
     .argument('[args...]', '<server> <tool> [arguments as JSON, @file, or - for stdin]')
     .option('--timeout <seconds>', 'give up after this many seconds', Number)
     .option('--json', 'print the whole result as JSON')
+    .addHelpText(
+      'after',
+      `
+The server is a configured name (mcpkit list) or a URL. For an ad-hoc stdio server, give its command
+line after -- and leave out <server>: the first word is then the tool.
+  mcpkit call echo '{"message":"hi"}' -- npx -y @modelcontextprotocol/server-everything
+`,
+    )
     .action(async (args: string[], opts: { timeout?: number; json?: boolean }) => {
       const [server, rest] = split(args, 1, 'call');
       const [tool, input, ...extra] = rest;
       if (tool === undefined) usage('call: missing <tool>');
-      if (extra.length > 0) usage(`call: unexpected arguments: ${extra.join(' ')}`);
+      if (extra.length > 0 || (hasAdhoc && input !== undefined && !looksLikeArguments(input)))
+        usage(
+          hasAdhoc
+            ? `call: with -- <command…> there is no <server>: call <tool> [json] -- <command…> (got ${args.join(' ')})`
+            : `call: unexpected arguments: ${extra.join(' ')}`,
+        );
       if (opts.timeout !== undefined && !(opts.timeout > 0))
         usage('--timeout must be a positive number of seconds');
       const toolArgs = await readToolArguments(io, input);
       const targets = await resolveTargets(io, server, adhoc);
       await withRuntime(io, targets, 'fail-fast', async (runtime, signal) => {
         const progress = createProgressReporter(io);
-        const result = await only(runtime)
-          .callTool(tool, toolArgs, {
-            signal,
-            onProgress: progress.update,
-            ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }),
-          })
-          .finally(progress.done);
+        const s = only(runtime);
+        const timeout = opts.timeout === undefined ? undefined : { seconds: opts.timeout, flag: '--timeout' };
+        const result = await request(
+          s,
+          `tool "${tool}"`,
+          () =>
+            s.callTool(tool, toolArgs, {
+              signal,
+              onProgress: progress.update,
+              ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }),
+            }),
+          timeout,
+        ).finally(progress.done);
         io.out(opts.json ? `${JSON.stringify(result, null, 2)}\n` : renderToolResult(result));
         if (result.isError) throw new McpkitError('TOOL_ERROR', `tool "${tool}" returned an error (isError)`);
       });
@@ -84,14 +118,16 @@ export function registerServerCommands(
     .description('list resources and resource templates')
     .argument('[server]', 'configured name or URL; omit for all')
     .option('--json', 'print JSON')
+    .addHelpText('after', help('resources'))
     .action((server: string | undefined, opts: { json?: boolean }) =>
       listAcross(io, hasAdhoc ? undefined : server, adhoc, opts.json === true, {
+        offering: 'resources',
         fetch: async (s) => ({
           resources: await s.listResources(),
           templates: await s.listResourceTemplates(),
         }),
         render: (s, { resources, templates }) =>
-          `${s.id} (${resources.length} resources, ${templates.length} templates)\n` +
+          `${s.id} (${count(resources.length, 'resource')}, ${count(templates.length, 'template')})\n` +
           rows([
             ...resources.map((r) => ['', r.uri, r.name]),
             ...templates.map((t) => ['', t.uriTemplate, `${t.name} (template)`]),
@@ -104,12 +140,15 @@ export function registerServerCommands(
     .description('read a resource: read <server> <uri>')
     .argument('[args...]', '<server> <uri>')
     .option('--json', 'print JSON')
+    .addHelpText('after', help('read demo://resource/static/document/features.md'))
     .action(async (args: string[], opts: { json?: boolean }) => {
       const [server, [uri, ...extra]] = split(args, 1, 'read');
       if (uri === undefined) usage('read: missing <uri>');
       if (extra.length > 0) usage(`read: unexpected arguments: ${extra.join(' ')}`);
       await withRuntime(io, await resolveTargets(io, server, adhoc), 'fail-fast', async (runtime, signal) => {
-        const result = await only(runtime).readResource(uri, { signal });
+        const s = only(runtime);
+        requireOffering(s, 'resources');
+        const result = await request(s, `resource ${uri}`, () => s.readResource(uri, { signal }));
         io.out(opts.json ? `${JSON.stringify(result, null, 2)}\n` : renderResource(result));
       });
     });
@@ -119,11 +158,13 @@ export function registerServerCommands(
     .description('list prompts')
     .argument('[server]', 'configured name or URL; omit for all')
     .option('--json', 'print JSON')
+    .addHelpText('after', help('prompts'))
     .action((server: string | undefined, opts: { json?: boolean }) =>
       listAcross(io, hasAdhoc ? undefined : server, adhoc, opts.json === true, {
+        offering: 'prompts',
         fetch: async (s) => ({ prompts: await s.listPrompts() }),
         render: (s, { prompts }) =>
-          `${s.id} (${prompts.length} prompts)\n` +
+          `${s.id} (${count(prompts.length, 'prompt')})\n` +
           rows(
             prompts.map((p) => [
               '',
@@ -140,6 +181,7 @@ export function registerServerCommands(
     .description('render a prompt: prompt <server> <name> [key=value…]')
     .argument('[args...]', '<server> <name> [key=value…]')
     .option('--json', 'print JSON')
+    .addHelpText('after', help('prompt args-prompt city=Paris'))
     .action(async (args: string[], opts: { json?: boolean }) => {
       const [server, [name, ...pairs]] = split(args, 1, 'prompt');
       if (name === undefined) usage('prompt: missing <name>');
@@ -150,7 +192,10 @@ export function registerServerCommands(
         promptArgs[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
       await withRuntime(io, await resolveTargets(io, server, adhoc), 'fail-fast', async (runtime, signal) => {
-        const result = await only(runtime).getPrompt(name, promptArgs, { signal });
+        const s = only(runtime);
+        requireOffering(s, 'prompts');
+        checkPromptArguments(s.id, name, promptArgs, await request(s, 'prompts/list', () => s.listPrompts()));
+        const result = await request(s, `prompt "${name}"`, () => s.getPrompt(name, promptArgs, { signal }));
         io.out(opts.json ? `${JSON.stringify(result, null, 2)}\n` : renderPrompt(result));
       });
     });
@@ -159,19 +204,35 @@ export function registerServerCommands(
     .command('ping')
     .description('ping one server, or every configured server')
     .argument('[server]', 'configured name or URL; omit for all')
-    .action(async (server: string | undefined) => {
+    .option('--json', 'print JSON: server, status, ms, protocolVersion (or error)')
+    .addHelpText('after', help('ping'))
+    .action(async (server: string | undefined, opts: { json?: boolean }) => {
       const targets = await resolveTargets(io, hasAdhoc ? undefined : server, adhoc);
       await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
-        const rows: string[][] = [];
+        const report: Record<string, unknown>[] = [];
         for (const s of runtime.servers()) {
           if (s.status !== 'ready') {
-            rows.push([s.id, s.status, `${s.failure?.category}: ${s.failure?.message}`]);
+            report.push({ server: s.id, status: s.status, ...(s.failure ? { error: s.failure } : {}) });
             continue;
           }
-          const ms = await s.ping();
-          rows.push([s.id, 'ok', `${ms.toFixed(1)} ms`, s.protocolVersion ?? '']);
+          const ms = await request(s, 'ping', () => s.ping());
+          report.push({
+            server: s.id,
+            status: 'ok',
+            ms: Math.round(ms * 10) / 10,
+            protocolVersion: s.protocolVersion ?? null,
+          });
         }
-        io.out(`${table(rows)}\n`);
+        if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+        else {
+          const cells = report.map((r) => {
+            const failure = r.error as { category?: string; message?: string } | undefined;
+            return r.status === 'ok'
+              ? [String(r.server), 'ok', `${(r.ms as number).toFixed(1)} ms`, String(r.protocolVersion ?? '')]
+              : [String(r.server), String(r.status), `${failure?.category}: ${failure?.message}`];
+          });
+          io.out(`${table(cells)}\n`);
+        }
         failIfAnyFailed(runtime.servers());
       });
     });
@@ -179,21 +240,27 @@ export function registerServerCommands(
 
 /**
  * The shape of `tools`, `resources` and `prompts`: fetch a list from every ready server, print JSON or one
- * block per server, report failed servers in place, and fail (exit 1) when any did.
+ * block per server, report failed servers in place, and fail (exit 1) when any did. A server that does not
+ * offer the kind listed says so in one line.
  */
 async function listAcross<T extends object>(
   io: CliIO,
   server: string | undefined,
   adhoc: readonly string[] | undefined,
   json: boolean,
-  list: { fetch: (s: ServerConnection) => Promise<T>; render: (s: ServerConnection, data: T) => string },
+  list: {
+    offering?: Offering;
+    fetch: (s: RuntimeServer) => Promise<T>;
+    render: (s: RuntimeServer, data: T) => string;
+  },
 ): Promise<void> {
   const targets = await resolveTargets(io, server, adhoc);
   await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
     const report = await Promise.all(
-      runtime
-        .servers()
-        .map(async (s) => ({ s, data: s.status === 'ready' ? await list.fetch(s) : undefined })),
+      runtime.servers().map(async (s) => ({
+        s,
+        data: s.status === 'ready' ? await request(s, 'the listing', () => list.fetch(s)) : undefined,
+      })),
     );
     if (json) {
       const out = report.map(({ s, data }) => ({
@@ -205,83 +272,55 @@ async function listAcross<T extends object>(
       io.out(`${JSON.stringify(out, null, 2)}\n`);
     } else {
       for (const { s, data } of report) {
-        io.out(
-          data
-            ? list.render(s, data)
-            : `${s.id}: ${s.status} (${s.failure?.category}): ${s.failure?.message}\n`,
-        );
+        if (!data) io.out(`${s.id}: ${s.status} (${s.failure?.category}): ${s.failure?.message}\n`);
+        else if (list.offering && !offers(s, list.offering))
+          io.out(`${s.id}: offers no ${list.offering} (no ${list.offering} capability)\n`);
+        else io.out(list.render(s, data));
       }
     }
     failIfAnyFailed(runtime.servers());
   });
 }
 
-/** Table rows indented under a server's heading; nothing when there are none. */
-function rows(cells: string[][]): string {
-  return cells.length > 0 ? `${table(cells)}\n` : '';
+/** A tool's parameters as rows under it: name, type, required or not, first line of the description. */
+function parameterRows(tool: Tool): string[][] {
+  const schema = tool.inputSchema as {
+    properties?: Record<string, { type?: unknown; description?: string }>;
+    required?: string[];
+  };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => [
+    '   ',
+    name,
+    `${Array.isArray(property.type) ? property.type.join('|') : String(property.type ?? 'any')}${schema.required?.includes(name) ? '' : '?'}`,
+    firstLine(property.description),
+  ]);
 }
 
 /**
- * Runs `work` with a Runtime over the targets; Ctrl-C or SIGTERM aborts the work (cancelling calls) and
- * every server is stopped before returning, whatever happens.
+ * Checks the arguments against the prompt's listing before sending: an unknown prompt or a missing
+ * required argument is named here, where the server would only say "invalid params".
  */
-async function withRuntime(
-  io: CliIO,
-  targets: RuntimeServerConfig[],
-  startupPolicy: StartupPolicy,
-  work: (runtime: Runtime, signal: AbortSignal) => Promise<void>,
-): Promise<void> {
-  if (targets.length === 0) {
-    throw new McpkitError(
-      'SERVER_NOT_FOUND',
-      'no servers configured; add one with "mcpkit add" or give -- <command…>',
+function checkPromptArguments(
+  server: string,
+  name: string,
+  given: Record<string, string>,
+  prompts: readonly Prompt[],
+): void {
+  const prompt = prompts.find((p) => p.name === name);
+  if (!prompt) {
+    const known = prompts.map((p) => p.name).join(', ') || 'none';
+    usage(`prompt: server "${server}" has no prompt "${name}" (prompts: ${known})`);
+  }
+  const missing = (prompt.arguments ?? []).filter((a) => a.required && !(a.name in given)).map((a) => a.name);
+  if (missing.length > 0)
+    usage(
+      `prompt "${name}" needs ${missing.map((m) => `${m}=<value>`).join(' ')} (missing required argument${missing.length === 1 ? '' : 's'}: ${missing.join(', ')})`,
     );
-  }
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => controller.abort(signal);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  let runtime: Runtime | undefined;
-  try {
-    runtime = await Runtime.create({
-      servers: targets,
-      startupPolicy,
-      env: io.env,
-      clientInfo: { name: 'mcpkit', version: CLI_VERSION },
-      handlers: { elicitation: createElicitationHandler(io) },
-    });
-    const stderr = (e: { server: string; line: string }) => io.err(`[${e.server}] ${e.line}\n`);
-    if (io.env.MCPKIT_SHOW_STDERR) runtime.on('stderr', stderr);
-    await work(runtime, controller.signal);
-  } catch (error) {
-    if (controller.signal.aborted) {
-      throw new McpkitError('CANCELLED', `cancelled (${String(controller.signal.reason)})`, {
-        cause: controller.signal.reason,
-      });
-    }
-    throw error;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await runtime?.close();
-  }
 }
 
-/** The one server of a single-target runtime. */
-function only(runtime: Runtime): ServerConnection {
-  const [server] = runtime.servers();
-  if (!server) throw new McpkitError('SERVER_NOT_FOUND', 'no server to talk to');
-  return server;
-}
-
-function failIfAnyFailed(servers: ServerConnection[]): void {
-  const failed = servers.filter((s) => s.status !== 'ready').map((s) => s.id);
-  if (failed.length > 0) {
-    throw new McpkitError(
-      'SERVER_FAILED',
-      `${failed.length} of ${servers.length} servers failed: ${failed.join(', ')}`,
-    );
-  }
+/** Whether a word after the tool is meant as its arguments: JSON, @file or - for stdin. */
+function looksLikeArguments(word: string): boolean {
+  return word === '-' || word.startsWith('@') || /^\s*[[{]/.test(word);
 }
 
 async function readToolArguments(io: CliIO, input: string | undefined): Promise<Record<string, unknown>> {

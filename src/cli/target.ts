@@ -1,6 +1,6 @@
-import { basename } from 'node:path';
 import type { RuntimeServerConfig } from '../client/index.js';
 import { effectiveServers, findServer, loadConfig, type ServerEntry, sanitizeName } from '../config/index.js';
+import { displayWords } from './format.js';
 import type { CliIO } from './io.js';
 
 /**
@@ -15,7 +15,8 @@ export async function resolveTargets(
   if (adhoc && adhoc.length > 0) {
     const [command, ...args] = adhoc as [string, ...string[]];
     const entry: ServerEntry = { command, ...(args.length > 0 ? { args } : {}) };
-    return [{ name: sanitizeName(basename(command)), entry }];
+    // Named by its command line (`npx -y foo`), as the user typed it: messages and listings say which.
+    return [{ name: displayWords(adhoc), entry }];
   }
   if (server !== undefined && /^https?:\/\//i.test(server)) {
     return [{ name: sanitizeName(new URL(server).host), entry: { url: server } }];

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { PACKAGE_VERSION } from '../internal/package-version.js';
 
 /** mcpkit's version, from its package.json. */
-export const CLI_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const CLI_VERSION: string = PACKAGE_VERSION;

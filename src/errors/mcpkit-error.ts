@@ -33,7 +33,11 @@ export type McpkitErrorCode =
   /** `mcpkit check` found at least one failing gate (exit 1). */
   | 'CHECK_FAILED'
   /** A bridge contract is invalid; the message lists every problem with file:line:col. */
-  | 'CONTRACT_INVALID';
+  | 'CONTRACT_INVALID'
+  /** An HTTP server could not bind its host:port (in use, no permission, not this machine's address). */
+  | 'LISTEN_FAILED'
+  /** A server refused or timed out a request, or does not offer that kind of request (exit 1). */
+  | 'REQUEST_FAILED';
 
 /** Where a failure happened, for messages and for programs that handle the error. */
 export interface McpkitErrorContext {

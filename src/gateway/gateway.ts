@@ -3,6 +3,7 @@ import { type McpServerFactory, type ProtocolEra, Server } from '@modelcontextpr
 import type { ListKind, RuntimeServerConfig } from '../client/index.js';
 import { userConfigDir } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
+import { PACKAGE_VERSION } from '../internal/package-version.js';
 import { writeFileAtomic } from '../internal/text-file.js';
 import type { FrameIntercept } from '../serve/index.js';
 import { type Advertised, advertised } from './advertised.js';
@@ -37,7 +38,7 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   log?: (message: string) => void;
 }
 
-const SERVER_INFO = { name: 'mcpkit-gateway', version: '1' };
+const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
 
 /**
  * Many MCP servers behind one: a {@link McpServerFactory} to serve (stdio or HTTP, both protocol

@@ -9,6 +9,7 @@ import {
   type ServerConnection,
 } from '../client/index.js';
 import { runsMcpkitGateway, transportOf } from '../config/index.js';
+import { PACKAGE_VERSION } from '../internal/package-version.js';
 import type { CatalogSource } from './catalog.js';
 
 /** One upstream as `gateway_status` shows it. */
@@ -100,7 +101,7 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       servers: [],
       startupPolicy: 'log-and-continue',
       handlers: options.handlers,
-      clientInfo: { name: 'mcpkit-gateway', version: '1' },
+      clientInfo: { name: 'mcpkit-gateway', version: PACKAGE_VERSION },
       ...(options.env ? { env: options.env } : {}),
       ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { type McpServerFactory, Server } from '@modelcontextprotocol/server';
+import { PACKAGE_VERSION } from '../internal/package-version.js';
 import type { CodeIndex, SearchMode } from './code-index.js';
 import { cacheCapacity, RepoCache } from './repo-cache.js';
 import { repoLocator } from './repo-location.js';
@@ -75,7 +76,7 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
 
   const factory: McpServerFactory = () => {
     const server = new Server(
-      { name: 'mcpkit-search', version: '1' },
+      { name: 'mcpkit-search', version: PACKAGE_VERSION },
       {
         capabilities: { tools: {} },
         instructions:

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpServerFactory } from '@modelcontextprotocol/server';
+import { McpkitError } from '../errors/index.js';
 import { checkFrame } from './frames.js';
 import type { FrameIntercept } from './guarded-stdio.js';
 import { isAllowedRequest } from './host-check.js';
@@ -126,17 +127,16 @@ export async function serveOverHttp(
     await transport.handleRequest(req, res, parsed);
   };
 
-  const http = createServer((req, res) => {
+  const host = options.host ?? '127.0.0.1';
+  const http = takeReservation(host, options.port) ?? (await listen(host, options.port ?? 0));
+  // A reserved port answered 503 while the server was being built; from now on it serves.
+  http.removeAllListeners('request');
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       onError(error instanceof Error ? error : new Error(String(error)));
       if (!res.headersSent)
         json(res, 500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
     });
-  });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = http.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -151,6 +151,88 @@ export async function serveOverHttp(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** A port bound ahead of serving, see {@link reserveHttpPort}. */
+export interface HttpPortReservation {
+  host: string;
+  /** The bound port (the one chosen by the system when 0 was asked for). */
+  port: number;
+  /** Frees the port unless {@link serveOverHttp} took it over. */
+  release(): Promise<void>;
+}
+
+/** Ports reserved and not yet served, by `host:port`. */
+const reserved = new Map<string, Server>();
+
+/**
+ * Binds host:port now and holds it (answering 503 until served), so that a server which takes long to
+ * build (upstreams to start, a repository to index) fails on a busy port at once, not after the work.
+ * {@link serveOverHttp} with the same host and the reservation's port takes the socket over.
+ */
+export async function reserveHttpPort(
+  options: { host?: string; port?: number } = {},
+): Promise<HttpPortReservation> {
+  const host = options.host ?? '127.0.0.1';
+  const http = await listen(host, options.port ?? 0);
+  http.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(503, { 'retry-after': '1' }).end('starting');
+  });
+  const { port } = http.address() as AddressInfo;
+  const key = `${host}:${port}`;
+  reserved.set(key, http);
+  return {
+    host,
+    port,
+    release: async () => {
+      if (reserved.get(key) !== http) return;
+      reserved.delete(key);
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function takeReservation(host: string, port: number | undefined): Server | undefined {
+  if (!port) return undefined;
+  const http = reserved.get(`${host}:${port}`);
+  reserved.delete(`${host}:${port}`);
+  return http;
+}
+
+/** An HTTP server listening on host:port; a failure is one LISTEN_FAILED error naming host:port and why. */
+async function listen(host: string, port: number): Promise<Server> {
+  const http = createServer();
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', (error: NodeJS.ErrnoException) => {
+      const bracketed = host.includes(':') ? `[${host}]` : host;
+      const where = port === 0 ? bracketed : `${bracketed}:${port}`;
+      reject(
+        new McpkitError('LISTEN_FAILED', `cannot listen on ${where}: ${listenProblem(error)}`, {
+          cause: error,
+        }),
+      );
+    });
+    http.listen(port, host, () => resolve());
+  });
+  return http;
+}
+
+/** Why a listen failed, in words (the errno code stays on the error's cause). */
+function listenProblem(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return 'the port is in use';
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges)';
+    case 'EADDRNOTAVAIL':
+      return "the address is not one of this machine's";
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    default:
+      return error.message;
+  }
 }
 
 const MODERN = '2026-07-28';

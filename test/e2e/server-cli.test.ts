@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { displayWords } from '../../src/cli/format.js';
 import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
 import { alive, everything, fixture, rawServer, startEverythingHttp } from '../helpers/servers.js';
 
@@ -140,7 +141,8 @@ describe('mcpkit call', () => {
       child?.kill(signal);
       const r = await run;
       expect(r.code).toBe(code);
-      expect(r.stderr).toMatch(/\[node\] cancelled \d+\n/);
+      // The ad-hoc server is named by its command line.
+      expect(r.stderr).toContain(`[${displayWords(wrapper)}] cancelled `);
       expect(r.stderr).toContain(`mcpkit: cancelled (${signal})`);
       expect(pids.filter(alive)).toEqual([]);
     },

@@ -34,6 +34,8 @@ describe('mcpkit query and mcpkit index', () => {
       endLine: 11,
       symbols: ['withRetry'],
       language: 'typescript',
+      // The shown score, as in the text: the best hit is 1.
+      score: 1,
     });
     expect(await out('index', repo)).toMatch(
       new RegExp(

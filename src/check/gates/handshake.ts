@@ -42,9 +42,12 @@ export async function handshakeGate(ctx: GateContext): Promise<GateResult> {
     }
   }
   const info = serverInfo as { name?: unknown; version?: unknown } | undefined;
+  // Numbers for --json readers, the unit in the key; the summary line has the text.
+  const startupMs = round(median(startup));
+  const pingMs = roundTrips.length > 0 ? round(median(roundTrips)) : null;
   const evidence = {
-    [ctx.target.kind === 'stdio' ? 'spawnToInitializedP50' : 'initializeRoundTripP50']: ms(median(startup)),
-    pingRoundTripP50: roundTrips.length > 0 ? ms(median(roundTrips)) : 'no answer',
+    [ctx.target.kind === 'stdio' ? 'spawnToInitializedP50Ms' : 'initializeRoundTripP50Ms']: startupMs,
+    pingRoundTripP50Ms: pingMs,
     negotiatedVersion: version,
     serverInfo: serverInfo ?? null,
   };
@@ -57,7 +60,12 @@ export async function handshakeGate(ctx: GateContext): Promise<GateResult> {
   return result(
     'handshake',
     'PASS',
-    `${first} p50 ${ms(median(startup))}, ping ${evidence.pingRoundTripP50}; ${version}; ${info.name} ${String(info.version ?? '')}`.trim(),
+    `${first} p50 ${ms(startupMs)}, ping ${pingMs === null ? 'no answer' : ms(pingMs)}; ${version}; ${info.name} ${String(info.version ?? '')}`.trim(),
     evidence,
   );
+}
+
+/** Milliseconds to one decimal, as a number. */
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
 }

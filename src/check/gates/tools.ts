@@ -88,7 +88,7 @@ export async function toolsGate(ctx: GateContext): Promise<GateResult> {
       return result(
         'tools',
         'FAIL',
-        `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${tools.length} tools`,
+        `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${tools.length} tool${tools.length === 1 ? '' : 's'}`,
         {
           problems,
         },
