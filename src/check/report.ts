@@ -11,8 +11,10 @@ export const GATE_IDS = [
   'resources',
   'prompts',
 ] as const;
+/** One gate of `mcpkit check`, by name (`handshake`, `robustness`, …). */
 export type GateId = (typeof GATE_IDS)[number];
 
+/** A gate's verdict: passed, failed, or not run (with the reason in its evidence). */
 export type GateStatus = 'PASS' | 'FAIL' | 'SKIP';
 
 /** One gate's verdict with the evidence behind it (timings, the offending tool, raw responses). */

@@ -38,4 +38,5 @@ export interface RuntimeEventMap {
 /** Listeners attached before any server starts, so nothing a server does while starting is missed. */
 export type RuntimeListeners = { [K in keyof RuntimeEventMap]?: (...args: RuntimeEventMap[K]) => void };
 
+/** The name of a Runtime event (`server_started`, `tool_completed`, `stderr`, …). */
 export type RuntimeEventName = keyof RuntimeEventMap;
