@@ -1,13 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-// The SDK v1 client: what users' scripts and many MCP clients run.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
 import { eventually, writeProjectConfig } from '../helpers/gateway.js';
-import { childrenOf, groupMembers, hasProcTable, killGroups } from '../helpers/process-table.js';
-import { everything, fixture } from '../helpers/servers.js';
+import { childrenOf, groupMembers, groupsGone, hasProcTable, killGroups } from '../helpers/process-table.js';
+import { alive, everything, fixture } from '../helpers/servers.js';
+import { connectV1, type V1Session } from '../helpers/v1-client.js';
 
 /**
  * A real client closing the gateway: the SDK v1 and Python clients end its stdin, wait 2 s, then SIGTERM.
@@ -15,12 +12,10 @@ import { everything, fixture } from '../helpers/servers.js';
  * neither server-everything (which does not exit on EOF) nor a server that ignores EOF and SIGTERM and
  * has forked a grandchild.
  */
-interface OpenGateway {
-  child: ChildProcess;
+interface OpenGateway extends V1Session {
   /** The upstream process groups (each upstream leads its own). */
   groups: number[];
   grandchild: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 let ws: Workspace;
@@ -45,23 +40,11 @@ afterEach(async () => {
 });
 
 /** Starts `mcpkit gateway`, connects the v1 client and waits until both upstreams' tools are listed. */
-async function openGateway(): Promise<OpenGateway & { client: Client }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'gateway', '--no-search'],
-    cwd: ws.project,
-    env: ws.env,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'shutdown-test', version: '1.0.0' });
-  await client.connect(transport, { timeout: 30_000 });
-  // The v1 transport keeps its process private; the test needs it to run the close sequence step by step.
-  const child = (transport as unknown as { _process: ChildProcess })._process;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
+async function openGateway(): Promise<OpenGateway> {
+  const session = await connectV1([CLI, 'gateway', '--no-search'], ws.project, ws.env);
+  const { client, child } = session;
   const gatewayPid = child.pid as number;
-  opened = { child, groups: [], grandchild: 0, exited };
+  opened = { ...session, groups: [], grandchild: 0 };
   await eventually(async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     return names.includes('everything__echo') && names.includes('stubborn__pids') ? true : undefined;
@@ -78,16 +61,11 @@ async function openGateway(): Promise<OpenGateway & { client: Client }> {
   expect(groupMembers(server).map((m) => m.pid)).toContain(grandchild);
   opened.groups = leaders.map((l) => l.pid);
   opened.grandchild = grandchild;
-  return { ...opened, client };
+  return opened;
 }
 
-/** Waits until no process of any upstream group runs (a budget, not an expected duration). */
-async function upstreamsGone(gateway: OpenGateway): Promise<void> {
-  await eventually(
-    () => (gateway.groups.every((g) => groupMembers(g).length === 0) ? true : undefined),
-    15_000,
-  );
-}
+/** Waits until no process of any upstream group runs. */
+const upstreamsGone = (gateway: OpenGateway) => groupsGone(gateway.groups);
 
 describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway', () => {
   it.each([500, 1500, 1990])(
@@ -100,7 +78,7 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
       gateway.child.kill('SIGTERM');
       await gateway.exited;
       await upstreamsGone(gateway);
-      expect(groupMembers(gateway.grandchild)).toEqual([]);
+      expect(alive(gateway.grandchild)).toBe(false);
     },
   );
 

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { eventually } from './eventually.js';
 
 /**
  * The live processes as Linux's /proc shows them, for tests that must prove a process group is gone.
@@ -74,4 +75,9 @@ export function killGroups(pgids: readonly number[]): void {
       // Already gone.
     }
   }
+}
+
+/** Waits until no process of these groups runs (a generous budget, not an expected duration). */
+export async function groupsGone(pgids: readonly number[], ms = 15_000): Promise<void> {
+  await eventually(() => (pgids.every((pgid) => groupMembers(pgid).length === 0) ? true : undefined), ms);
 }
