@@ -1,5 +1,5 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { killAllGroups } from '../internal/process-group.js';
+import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import { serveOverStdio } from '../serve/stdio.js';
@@ -38,6 +38,8 @@ export async function serveUntilDone(
   });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Children must not outlive even a SIGKILL of this server (or its crash).
+  reapGroupsOnAbruptExit();
   try {
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');

@@ -2,13 +2,14 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startReaper, tellReaper } from './reaper.js';
 
 /**
  * The one place mcpkit starts processes. Every child leads its own process group (`detached`), so a
  * signal to the group reaches what it forked too (npx → node, `sh -c`, wrapper scripts), and every live
  * group is SIGKILLed when mcpkit exits: on a normal exit, and on SIGINT/SIGTERM/SIGHUP that nobody else
- * handles (see {@link onUnhandledSignal}). Not on SIGKILL of mcpkit itself: nothing runs then; children
- * see their stdin close, and only those that exit on EOF go.
+ * handles (see {@link onUnhandledSignal}). On SIGKILL of mcpkit itself nothing runs: children see their
+ * stdin close, and only those that exit on EOF go, unless a reaper watches ({@link reapGroupsOnAbruptExit}).
  */
 export type GroupChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -20,6 +21,7 @@ export interface SpawnGroupOptions {
 
 const live = new Set<GroupChild>();
 let exitHookInstalled = false;
+let reaping = false;
 
 /** Starts `command` in a new process group with piped stdio. Errors (ENOENT…) arrive as the `error` event. */
 export function spawnGroup(command: string, args: readonly string[], options: SpawnGroupOptions): GroupChild {
@@ -33,13 +35,34 @@ export function spawnGroup(command: string, args: readonly string[], options: Sp
     windowsHide: true,
   });
   live.add(child);
+  if (reaping) startReaper(livePgids());
+  if (child.pid !== undefined) tellReaper('+', child.pid);
   // The group can outlive its leader (a wrapper that exits, leaving its child); keep tracking it until
   // the group is gone, so the exit hook still reaches it.
   child.once('exit', () => {
-    if (!groupAlive(child)) live.delete(child);
+    if (!groupAlive(child)) forget(child);
   });
-  child.once('error', () => live.delete(child));
+  child.once('error', () => forget(child));
   return child;
+}
+
+/** The group is gone (or killed): stop tracking it, here and in the reaper. */
+function forget(child: GroupChild): void {
+  if (!live.delete(child)) return;
+  if (child.pid !== undefined) tellReaper('-', child.pid);
+}
+
+/**
+ * For long-running servers: from now on, if this process is SIGKILLed, a reaper process SIGKILLs every
+ * group it runs (see `reaper.ts`). The reaper starts with the first group. Idempotent.
+ */
+export function reapGroupsOnAbruptExit(): void {
+  reaping = true;
+  if (live.size > 0) startReaper(livePgids());
+}
+
+function livePgids(): number[] {
+  return [...live].flatMap((child) => (child.pid === undefined ? [] : [child.pid]));
 }
 
 /** Sends `signal` to the child's whole process group; false when there is no such group any more. */
@@ -126,7 +149,7 @@ export async function stopGroup(child: GroupChild, options: StopOptions = {}): P
 }
 
 function finish(child: GroupChild): void {
-  live.delete(child);
+  forget(child);
 }
 
 /** Polls until the group is gone (the leader's exit alone is not enough: grandchildren count). */
@@ -142,8 +165,10 @@ async function waitForGroupExit(child: GroupChild, timeoutMs: number): Promise<b
 
 /** SIGKILLs every live group at once, synchronously (process exit, a signal during shutdown). */
 export function killAllGroups(): void {
-  for (const child of live) signalGroup(child, 'SIGKILL');
-  live.clear();
+  for (const child of live) {
+    signalGroup(child, 'SIGKILL');
+    forget(child);
+  }
 }
 
 const FATAL_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
-import { childrenOf, groupMembers, groupsGone, hasProcTable, killGroups } from '../helpers/process-table.js';
+import {
+  childrenOf,
+  groupMembers,
+  groupsGone,
+  hasProcTable,
+  isReaper,
+  killGroups,
+} from '../helpers/process-table.js';
 import { fixture } from '../helpers/servers.js';
 import { connectV1, type V1Session } from '../helpers/v1-client.js';
 
@@ -55,7 +62,7 @@ async function openBridge(): Promise<V1Session & { groups: number[] }> {
   const bridgePid = session.child.pid as number;
   // Both programs running, each with its grandchild in its group.
   const leaders = await eventually(() => {
-    const found = childrenOf(bridgePid);
+    const found = childrenOf(bridgePid).filter((c) => !isReaper(c));
     return found.length === 2 && found.every((l) => groupMembers(l.pid).length === 2) ? found : undefined;
   });
   opened.groups = leaders.map((l) => l.pid);

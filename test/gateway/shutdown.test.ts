@@ -2,7 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
 import { eventually, writeProjectConfig } from '../helpers/gateway.js';
-import { childrenOf, groupMembers, groupsGone, hasProcTable, killGroups } from '../helpers/process-table.js';
+import {
+  childrenOf,
+  groupMembers,
+  groupsGone,
+  hasProcTable,
+  isReaper,
+  killGroups,
+} from '../helpers/process-table.js';
 import { alive, everything, fixture } from '../helpers/servers.js';
 import { connectV1, type V1Session } from '../helpers/v1-client.js';
 
@@ -16,6 +23,8 @@ interface OpenGateway extends V1Session {
   /** The upstream process groups (each upstream leads its own). */
   groups: number[];
   grandchild: number;
+  /** The gateway's reaper process (it SIGKILLs the upstream groups if the gateway is SIGKILLed). */
+  reaper: number;
 }
 
 let ws: Workspace;
@@ -34,6 +43,7 @@ afterEach(async () => {
   if (opened) {
     opened.child.kill('SIGKILL');
     killGroups(opened.groups);
+    if (opened.reaper) killGroups([opened.reaper]);
   }
   opened = undefined;
   await ws.cleanup();
@@ -44,7 +54,7 @@ async function openGateway(): Promise<OpenGateway> {
   const session = await connectV1([CLI, 'gateway', '--no-search'], ws.project, ws.env);
   const { client, child } = session;
   const gatewayPid = child.pid as number;
-  opened = { ...session, groups: [], grandchild: 0 };
+  opened = { ...session, groups: [], grandchild: 0, reaper: 0 };
   await eventually(async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     return names.includes('everything__echo') && names.includes('stubborn__pids') ? true : undefined;
@@ -54,13 +64,17 @@ async function openGateway(): Promise<OpenGateway> {
     server: number;
     grandchild: number;
   };
-  const leaders = childrenOf(gatewayPid);
+  const children = childrenOf(gatewayPid);
+  const reaper = children.find(isReaper);
+  const leaders = children.filter((c) => c !== reaper);
+  expect(reaper).toBeDefined();
   expect(leaders).toHaveLength(2);
   for (const leader of leaders) expect(leader.pgid).toBe(leader.pid);
   expect(leaders.map((l) => l.pid)).toContain(server);
   expect(groupMembers(server).map((m) => m.pid)).toContain(grandchild);
   opened.groups = leaders.map((l) => l.pid);
   opened.grandchild = grandchild;
+  opened.reaper = reaper?.pid ?? 0;
   return opened;
 }
 
@@ -87,6 +101,7 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
     gateway.child.stdin?.end();
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
     await upstreamsGone(gateway);
+    await eventually(() => (alive(gateway.reaper) ? undefined : true));
   });
 
   it("the v1 client's own close finds the gateway gone before its SIGTERM (exit 0)", async () => {
@@ -101,5 +116,13 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
     await upstreamsGone(gateway);
+  });
+
+  it('SIGKILL of the gateway: its reaper kills every upstream group, then exits itself', async () => {
+    const gateway = await openGateway();
+    gateway.child.kill('SIGKILL');
+    await gateway.exited;
+    await upstreamsGone(gateway);
+    await eventually(() => (alive(gateway.reaper) ? undefined : true));
   });
 });

@@ -56,6 +56,20 @@ export function processState(pid: number): string | undefined {
   }
 }
 
+/** A process's command line (arguments joined by spaces), or '' when it is gone. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Whether a process is the reaper a serving mcpkit starts (src/internal/reaper.ts). */
+export function isReaper(row: ProcessRow): boolean {
+  return commandLine(row.pid).endsWith('mcpkit-reaper');
+}
+
 /** The processes of a group that are still running (zombies count as gone). */
 export function groupMembers(pgid: number): ProcessRow[] {
   return processTable().filter((row) => row.pgid === pgid && row.state !== 'Z');
