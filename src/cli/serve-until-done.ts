@@ -40,6 +40,8 @@ export async function serveUntilDone(
   process.once('SIGTERM', stop);
   // Children must not outlive even a SIGKILL of this server (or its crash).
   reapGroupsOnAbruptExit();
+  // Closing the front (the client's side) counts against the budget too: nothing may hold up the kill.
+  let closeFront: () => Promise<void> = async () => undefined;
   try {
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');
@@ -48,18 +50,24 @@ export async function serveUntilDone(
         ...(intercept ? { intercept } : {}),
         ...(flags.port ? { port: flags.port } : {}),
       });
+      closeFront = () => http.close();
       io.err(`${label} on ${http.url}\n`);
-      await done;
-      await http.close();
     } else {
       const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
-      await done;
-      await handle.close();
+      closeFront = () => handle.close();
     }
+    await done;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    await withinBudget(shutdown(), SHUTDOWN_BUDGET_MS);
+    const teardown = async () => {
+      try {
+        await closeFront();
+      } finally {
+        await shutdown();
+      }
+    };
+    await withinBudget(teardown(), SHUTDOWN_BUDGET_MS);
     // Whatever outlived the shutdown (a call still running, a ladder that hung) goes now.
     killAllGroups();
   }
