@@ -104,8 +104,11 @@ export class JobManager {
     return this.describe(job);
   }
 
-  /** Stops every job (bridge shutdown). */
-  async stopAll(graceMs = 2000): Promise<void> {
+  /**
+   * Stops every job at once (bridge shutdown). The grace is short: the client that closed the bridge
+   * SIGTERMs it 2 s after closing its stdin, and the jobs must be gone before.
+   */
+  async stopAll(graceMs = 300): Promise<void> {
     await Promise.all([...this.jobs.keys()].map((id) => this.stop(id, graceMs)));
   }
 

@@ -1,4 +1,5 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import { serveOverStdio } from '../serve/stdio.js';
@@ -12,8 +13,16 @@ export interface ServeFlags {
 }
 
 /**
+ * How long `shutdown` may take before every child process group still there is SIGKILLed. Clients
+ * SIGTERM a stdio server 2 s after closing its stdin (the SDK v1 and Python clients), so everything
+ * must be gone well before; the shutdown ladders themselves end sooner (see `stopGroup`).
+ */
+const SHUTDOWN_BUDGET_MS = 1000;
+
+/**
  * Serves until the client leaves (stdin EOF), SIGINT or SIGTERM; then `shutdown` runs (jobs and
- * upstream processes must die with us).
+ * upstream processes must die with us). A signal that arrives during the shutdown is no longer ours:
+ * process-group's last-resort handler SIGKILLs every child group at once and the process dies by it.
  */
 export async function serveUntilDone(
   io: CliIO,
@@ -29,6 +38,10 @@ export async function serveUntilDone(
   });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Children must not outlive even a SIGKILL of this server (or its crash).
+  reapGroupsOnAbruptExit();
+  // Closing the front (the client's side) counts against the budget too: nothing may hold up the kill.
+  let closeFront: () => Promise<void> = async () => undefined;
   try {
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');
@@ -37,17 +50,38 @@ export async function serveUntilDone(
         ...(intercept ? { intercept } : {}),
         ...(flags.port ? { port: flags.port } : {}),
       });
+      closeFront = () => http.close();
       io.err(`${label} on ${http.url}\n`);
-      await done;
-      await http.close();
     } else {
       const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
-      await done;
-      await handle.close();
+      closeFront = () => handle.close();
     }
+    await done;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    await shutdown();
+    const teardown = async () => {
+      try {
+        await closeFront();
+      } finally {
+        await shutdown();
+      }
+    };
+    await withinBudget(teardown(), SHUTDOWN_BUDGET_MS);
+    // Whatever outlived the shutdown (a call still running, a ladder that hung) goes now.
+    killAllGroups();
+  }
+}
+
+/** Waits for `work`, or for `ms`, whichever comes first (a failure of `work` within the time still throws). */
+async function withinBudget(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([work, budget]);
+  } finally {
+    clearTimeout(timer);
   }
 }

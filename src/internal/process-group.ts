@@ -1,11 +1,15 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startReaper, tellReaper } from './reaper.js';
 
 /**
  * The one place mcpkit starts processes. Every child leads its own process group (`detached`), so a
  * signal to the group reaches what it forked too (npx → node, `sh -c`, wrapper scripts), and every live
- * group is killed when mcpkit exits, however it exits.
+ * group is SIGKILLed when mcpkit exits: on a normal exit, and on SIGINT/SIGTERM/SIGHUP that nobody else
+ * handles (see {@link onUnhandledSignal}). On SIGKILL of mcpkit itself nothing runs: children see their
+ * stdin close, and only those that exit on EOF go, unless a reaper watches ({@link reapGroupsOnAbruptExit}).
  */
 export type GroupChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -17,6 +21,7 @@ export interface SpawnGroupOptions {
 
 const live = new Set<GroupChild>();
 let exitHookInstalled = false;
+let reaping = false;
 
 /** Starts `command` in a new process group with piped stdio. Errors (ENOENT…) arrive as the `error` event. */
 export function spawnGroup(command: string, args: readonly string[], options: SpawnGroupOptions): GroupChild {
@@ -30,13 +35,34 @@ export function spawnGroup(command: string, args: readonly string[], options: Sp
     windowsHide: true,
   });
   live.add(child);
+  if (reaping) startReaper(livePgids());
+  if (child.pid !== undefined) tellReaper('+', child.pid);
   // The group can outlive its leader (a wrapper that exits, leaving its child); keep tracking it until
   // the group is gone, so the exit hook still reaches it.
   child.once('exit', () => {
-    if (!groupAlive(child)) live.delete(child);
+    if (!groupAlive(child)) forget(child);
   });
-  child.once('error', () => live.delete(child));
+  child.once('error', () => forget(child));
   return child;
+}
+
+/** The group is gone (or killed): stop tracking it, here and in the reaper. */
+function forget(child: GroupChild): void {
+  if (!live.delete(child)) return;
+  if (child.pid !== undefined) tellReaper('-', child.pid);
+}
+
+/**
+ * For long-running servers: from now on, if this process is SIGKILLed, a reaper process SIGKILLs every
+ * group it runs (see `reaper.ts`). The reaper starts with the first group. Idempotent.
+ */
+export function reapGroupsOnAbruptExit(): void {
+  reaping = true;
+  if (live.size > 0) startReaper(livePgids());
+}
+
+function livePgids(): number[] {
+  return [...live].flatMap((child) => (child.pid === undefined ? [] : [child.pid]));
 }
 
 /** Sends `signal` to the child's whole process group; false when there is no such group any more. */
@@ -50,32 +76,68 @@ export function signalGroup(child: GroupChild, signal: NodeJS.Signals): boolean 
   }
 }
 
-/** True while any process of the child's group is alive. */
+/**
+ * True while any process of the child's group is alive. Zombies are not: a killed grandchild whose parent
+ * died waits for init to reap it, and some inits (containers, micro-VMs) take seconds to, while a
+ * signal to the group already finds it.
+ */
 export function groupAlive(child: GroupChild): boolean {
   if (child.pid === undefined) return false;
   try {
     process.kill(-child.pid, 0);
-    return true;
   } catch {
     return false;
   }
+  return hasLiveMember(child.pid);
+}
+
+/** Whether /proc shows a member of the group that is not a zombie; true where there is no /proc. */
+function hasLiveMember(pgid: number): boolean {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    const code = name.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue; // exited while we looked
+    }
+    // `pid (comm) state ppid pgrp …`: comm may hold anything, so count from its last `)`.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
+    if (Number(pgrp) === pgid && state !== 'Z') return true;
+  }
+  return false;
 }
 
 /** The grace periods of the shutdown ladder. */
 export interface StopOptions {
-  /** After closing stdin, how long the server may take to exit on its own. Default 2000 ms. */
+  /** After closing stdin, how long the server may take to exit on its own. Default 400 ms. */
   stdinGraceMs?: number;
-  /** After SIGTERM to the group, how long before SIGKILL. Default 2000 ms. */
+  /** After SIGTERM to the group, how long before SIGKILL. Default 300 ms. */
   termGraceMs?: number;
 }
+
+/**
+ * The default ladder is short because clients give a stdio server 2 s between closing its stdin and
+ * SIGTERM (the SDK v1 and Python clients): everything a server runs must be gone well before that. A
+ * server that exits on EOF takes milliseconds; one that does not gets SIGTERM, which it may handle.
+ */
+const DEFAULT_STDIN_GRACE_MS = 400;
+const DEFAULT_TERM_GRACE_MS = 300;
 
 /**
  * Stops a child and its whole group: close stdin (a well-behaved MCP server exits on EOF) → wait →
  * SIGTERM to the group → wait → SIGKILL to the group. Resolves when no process of the group is left.
  */
 export async function stopGroup(child: GroupChild, options: StopOptions = {}): Promise<void> {
-  const stdinGrace = options.stdinGraceMs ?? 2000;
-  const termGrace = options.termGraceMs ?? 2000;
+  const stdinGrace = options.stdinGraceMs ?? DEFAULT_STDIN_GRACE_MS;
+  const termGrace = options.termGraceMs ?? DEFAULT_TERM_GRACE_MS;
   child.stdin.end();
   child.stdin.destroy();
   if (await waitForGroupExit(child, stdinGrace)) return finish(child);
@@ -87,7 +149,7 @@ export async function stopGroup(child: GroupChild, options: StopOptions = {}): P
 }
 
 function finish(child: GroupChild): void {
-  live.delete(child);
+  forget(child);
 }
 
 /** Polls until the group is gone (the leader's exit alone is not enough: grandchildren count). */
@@ -101,14 +163,34 @@ async function waitForGroupExit(child: GroupChild, timeoutMs: number): Promise<b
   }
 }
 
-/** SIGKILLs every live group; runs synchronously from the process `exit` event. */
+/** SIGKILLs every live group at once, synchronously (process exit, a signal during shutdown). */
 export function killAllGroups(): void {
-  for (const child of live) signalGroup(child, 'SIGKILL');
-  live.clear();
+  for (const child of live) {
+    signalGroup(child, 'SIGKILL');
+    forget(child);
+  }
+}
+
+const FATAL_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * The last resort for a signal: when no other listener handles it, every group is SIGKILLed and the
+ * process dies by the same signal, as it would have without listeners. When another listener is there
+ * (a server starting its graceful shutdown, a command cancelling its calls), that one decides. Once it
+ * has removed itself (a server already shutting down), the next signal lands here: a client that
+ * SIGTERMs a closing gateway gets every upstream group killed at once, never orphaned mid-shutdown.
+ */
+function onUnhandledSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killAllGroups();
+  for (const name of FATAL_SIGNALS) process.off(name, onUnhandledSignal);
+  process.kill(process.pid, signal);
 }
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', killAllGroups);
+  // Prepended, so it runs before any `once` listener has removed itself and counts it.
+  for (const name of FATAL_SIGNALS) process.prependListener(name, onUnhandledSignal);
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { StdioServer } from '../../src/config/index.js';
+import { processState } from './process-table.js';
 
 const moduleFile = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
 export const fixture = (path: string) => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
@@ -71,14 +72,16 @@ export async function startEverythingHttp(mode: 'streamableHttp' | 'sse', knownP
   };
 }
 
-/** True while a process with this pid exists. */
+/** True while a process with this pid runs (a zombie does not). */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  // A zombie answers kill(pid, 0) until its parent reaps it; an orphan's parent is init, which in some
+  // containers and VMs reaps seconds later. It runs nothing any more: not alive.
+  return processState(pid) !== 'Z';
 }
 
 /** The session fixture server (2025 Streamable HTTP with sessions); `stop()` in a finally. */
