@@ -10,6 +10,7 @@ import {
   selectedServers,
   watchFiles,
 } from '../gateway/index.js';
+import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
@@ -91,6 +92,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       if (flags.transport === 'sse') usage('gateway serves stdio or http');
       // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
       const port = await bindFirst(flags);
+      // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.
+      reapGroupsOnAbruptExit();
       try {
         const location = { cwd: io.cwd, env: io.env };
         const selection = {
