@@ -1,11 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  Runtime,
-  type RuntimeServerConfig,
-  type ServerConnection,
-  type StartupPolicy,
-} from '../client/index.js';
+import { Runtime, type RuntimeServerConfig, type ServerHandle, type StartupPolicy } from '../client/index.js';
 import { McpkitError } from '../errors/index.js';
 import { parseJsonText } from '../internal/json-document.js';
 import { renderPrompt, renderResource, renderToolResult } from './content.js';
@@ -186,7 +181,7 @@ async function listAcross<T extends object>(
   server: string | undefined,
   adhoc: readonly string[] | undefined,
   json: boolean,
-  list: { fetch: (s: ServerConnection) => Promise<T>; render: (s: ServerConnection, data: T) => string },
+  list: { fetch: (s: ServerHandle) => Promise<T>; render: (s: ServerHandle, data: T) => string },
 ): Promise<void> {
   const targets = await resolveTargets(io, server, adhoc);
   await withRuntime(io, targets, 'log-and-continue', async (runtime) => {
@@ -268,13 +263,13 @@ async function withRuntime(
 }
 
 /** The one server of a single-target runtime. */
-function only(runtime: Runtime): ServerConnection {
+function only(runtime: Runtime): ServerHandle {
   const [server] = runtime.servers();
   if (!server) throw new McpkitError('SERVER_NOT_FOUND', 'no server to talk to');
   return server;
 }
 
-function failIfAnyFailed(servers: ServerConnection[]): void {
+function failIfAnyFailed(servers: ServerHandle[]): void {
   const failed = servers.filter((s) => s.status !== 'ready').map((s) => s.id);
   if (failed.length > 0) {
     throw new McpkitError(

@@ -44,6 +44,12 @@ export class StdioTransport implements Transport {
     return this.child?.pid ?? null;
   }
 
+  /** How the process ended; undefined while it runs. */
+  get exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    const child = this.child;
+    return this.exited && child ? { code: child.exitCode, signal: child.signalCode } : undefined;
+  }
+
   /** Present so the SDK classifies this as a stdio transport for its probe rules. */
   get stderr(): null {
     return null;
