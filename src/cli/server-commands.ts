@@ -9,6 +9,7 @@ import { table } from './format.js';
 import { type CliIO, readAll } from './io.js';
 import { usage } from './options.js';
 import { createProgressReporter } from './progress.js';
+import { runtimeListeners } from './runtime-listeners.js';
 import { resolveTargets } from './target.js';
 import { CLI_VERSION } from './version.js';
 
@@ -244,9 +245,8 @@ async function withRuntime(
       env: io.env,
       clientInfo: { name: 'mcpkit', version: CLI_VERSION },
       handlers: { elicitation: createElicitationHandler(io) },
+      listeners: runtimeListeners(io),
     });
-    const stderr = (e: { server: string; line: string }) => io.err(`[${e.server}] ${e.line}\n`);
-    if (io.env.MCPKIT_SHOW_STDERR) runtime.on('stderr', stderr);
     await work(runtime, controller.signal);
   } catch (error) {
     if (controller.signal.aborted) {

@@ -15,6 +15,7 @@ import {
 } from './connect-plan.js';
 import type { ConnectionContext } from './connection-context.js';
 import { capabilitiesFor } from './handlers.js';
+import type { RetryNotice } from './network-retry.js';
 import { ProgressRouter } from './progress-router.js';
 import { RawRelay } from './raw-relay.js';
 import type { RawRelayPort } from './relay-port.js';
@@ -74,7 +75,7 @@ export class ServerConnection implements RequestChannel {
     }
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    let lastRetryError: unknown;
+    let lastRetry: RetryNotice | undefined;
     try {
       // The SDK's probe keeps its own timers; the deadline wins regardless.
       const expired = new Promise<never>((_, reject) =>
@@ -85,10 +86,10 @@ export class ServerConnection implements RequestChannel {
         attempt: (attempt) => this.connect(entry, attempt, deadline.signal),
         ended: () => this.transport instanceof StdioTransport && this.transport.exited,
         onRetry: (notice) => {
-          lastRetryError = notice.error;
-          const { attempt, delayMs } = notice;
+          lastRetry = notice;
+          const { attempt, attempts, delayMs } = notice;
           const cause = causeOf(notice.error, urlOf(entry));
-          this.ctx.emit('server_retrying', { server: this.id, attempt, delayMs, cause });
+          this.ctx.emit('server_retrying', { server: this.id, attempt, attempts, delayMs, cause });
         },
       });
       connecting.catch(() => undefined); // may settle after the deadline won
@@ -96,12 +97,20 @@ export class ServerConnection implements RequestChannel {
       this.connected = { entry, attempt, timeoutMs };
     } catch (error) {
       const facts: StartFacts = { error, timeoutMs, timedOut: deadline.signal.aborted, url: urlOf(entry) };
-      if (lastRetryError !== undefined) facts.lastRetryError = lastRetryError;
-      if (this.transport instanceof StdioTransport) {
-        facts.stderr = this.transport.recentStderr;
-        facts.exit = this.transport.exitStatus;
+      if (lastRetry) {
+        facts.lastRetryError = lastRetry.error;
+        facts.attempts = lastRetry.attempt + 1;
       }
-      await this.transport?.close().catch(() => undefined);
+      const transport = this.transport;
+      // Only an exit before our own close() says something about the server.
+      const exit = transport instanceof StdioTransport ? transport.exitStatus : undefined;
+      await transport?.close().catch(() => undefined);
+      if (transport instanceof StdioTransport) {
+        // The exit can be seen before the last of stderr is read, and its last lines say why.
+        if (exit) await settledWithin(transport.stderrEnded(), 1000);
+        facts.stderr = transport.recentStderr;
+        facts.exit = exit;
+      }
       throw this.fail(startFailure(facts), error);
     } finally {
       clearTimeout(timer);
@@ -229,6 +238,16 @@ export class ServerConnection implements RequestChannel {
     await this.transport?.close().catch(() => undefined);
     if (wasLive) this.ctx.emit('server_stopped', { server: this.id });
   }
+}
+
+/** Waits for `promise`, but no longer than `ms` (a group member that escaped may hold a pipe open). */
+async function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([promise, bound]);
+  clearTimeout(timer);
 }
 
 function urlOf(entry: ServerEntry): string | undefined {

@@ -33,6 +33,8 @@ export interface StartFacts {
   url?: string | undefined;
   /** The network error of the last retried attempt (a timeout would hide it). */
   lastRetryError?: unknown;
+  /** How many connect attempts were made, when more than one. */
+  attempts?: number;
   /** A stdio server's last stderr lines, and how its process ended if it did. */
   stderr?: readonly string[];
   exit?: ProcessEnd | undefined;
@@ -49,7 +51,8 @@ export function startFailure(facts: StartFacts): ServerFailure {
   if (error instanceof SpawnError) return { category: 'spawn', message: error.message };
   if (facts.exit) return { category: 'handshake', message: exitedMessage(facts.exit, facts.stderr ?? []) };
   const stderr = (facts.stderr ?? []).slice(-3);
-  const message = causeOf(error, url);
+  const tries = facts.attempts === undefined ? '' : ` (${facts.attempts} attempts)`;
+  const message = causeOf(error, url) + tries;
   return {
     category: 'handshake',
     message: stderr.length > 0 ? `${message}; last stderr: ${stderr.join(' | ')}` : message,
