@@ -1,10 +1,4 @@
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  type Client,
-  PROTOCOL_VERSION_META_KEY,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import { expandServerEntry, type ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import {
@@ -14,16 +8,22 @@ import {
   connectWithFallbacks,
 } from './connect-plan.js';
 import type { ConnectionContext } from './connection-context.js';
-import { capabilitiesFor } from './handlers.js';
 import type { RetryNotice } from './network-retry.js';
 import { ProgressRouter } from './progress-router.js';
 import { RawRelay } from './raw-relay.js';
-import type { RawRelayPort } from './relay-port.js';
+import { createRelayPort, type RawRelayPort } from './relay-port.js';
 import { RequestRunner } from './request-runner.js';
 import { createSdkClient } from './sdk-client.js';
 import type { ServerFailure, ServerHandle, ServerStatus } from './server-handle.js';
 import { type ListCache, type RequestChannel, ServerRequests } from './server-requests.js';
-import { causeOf, configFailure, ServerStartError, type StartFacts, startFailure } from './start-failure.js';
+import {
+  causeOf,
+  closeFailedTransport,
+  configFailure,
+  ServerStartError,
+  type StartFacts,
+  startFailure,
+} from './start-failure.js';
 import { StdioTransport } from './stdio-transport.js';
 import { openTransport } from './transports.js';
 
@@ -44,7 +44,7 @@ export class ServerConnection implements RequestChannel {
   readonly handle: ServerHandle = new ServerRequests(this);
   private transport: Transport | undefined;
   private relay: RawRelay | undefined;
-  private envelope: Record<string, unknown> | undefined;
+  private readonly port: RawRelayPort;
   private readonly plan: ConnectPlan;
   private readonly runner: RequestRunner;
   /** The expanded entry, the attempt that connected and the startup timeout, for a reconnect. */
@@ -57,6 +57,13 @@ export class ServerConnection implements RequestChannel {
     private readonly transportFactory?: TransportFactory,
   ) {
     this.plan = connectPlanFor(entry);
+    this.port = createRelayPort({
+      liveRelay: () => (this.status === 'ready' ? this.relay : undefined),
+      client: () => this.client,
+      timeoutMs: () => this.entry.timeout ?? this.ctx.requestTimeoutMs,
+      clientInfo: ctx.clientInfo,
+      handlers: ctx.handlers,
+    });
     this.runner = new RequestRunner({
       ready: () => this.ready(),
       isReady: () => this.status === 'ready',
@@ -96,20 +103,16 @@ export class ServerConnection implements RequestChannel {
       const attempt = await Promise.race([connecting, expired]);
       this.connected = { entry, attempt, timeoutMs };
     } catch (error) {
-      const facts: StartFacts = { error, timeoutMs, timedOut: deadline.signal.aborted, url: urlOf(entry) };
+      const facts: StartFacts = {
+        error,
+        timeoutMs,
+        timedOut: deadline.signal.aborted,
+        url: urlOf(entry),
+        ...(await closeFailedTransport(this.transport)),
+      };
       if (lastRetry) {
         facts.lastRetryError = lastRetry.error;
         facts.attempts = lastRetry.attempt + 1;
-      }
-      const transport = this.transport;
-      // Only an exit before our own close() says something about the server.
-      const exit = transport instanceof StdioTransport ? transport.exitStatus : undefined;
-      await transport?.close().catch(() => undefined);
-      if (transport instanceof StdioTransport) {
-        // The exit can be seen before the last of stderr is read, and its last lines say why.
-        if (exit) await settledWithin(transport.stderrEnded(), 1000);
-        facts.stderr = transport.recentStderr;
-        facts.exit = exit;
       }
       throw this.fail(startFailure(facts), error);
     } finally {
@@ -145,7 +148,6 @@ export class ServerConnection implements RequestChannel {
     this.progress.attach(transport);
     this.relay?.failAll('the connection was replaced');
     this.relay = undefined;
-    this.envelope = undefined;
     if (transport instanceof StdioTransport) {
       this.relay = new RawRelay(transport);
       this.relay.attach();
@@ -198,30 +200,7 @@ export class ServerConnection implements RequestChannel {
 
   /** The raw relay, while the server is ready and its transport can relay (stdio). */
   relayPort(): RawRelayPort | undefined {
-    if (this.status !== 'ready' || !this.relay) return undefined;
-    return this.port;
-  }
-
-  private readonly port: RawRelayPort = {
-    request: (method, params, onResponse) => {
-      if (this.status !== 'ready' || !this.relay) return undefined;
-      const envelope = this.relayEnvelope();
-      const sent = envelope
-        ? { ...params, _meta: { ...(params._meta as object | undefined), ...envelope } }
-        : params;
-      return this.relay.request(method, sent, this.entry.timeout ?? this.ctx.requestTimeoutMs, onResponse);
-    },
-    cancel: (id, reason) => this.relay?.cancel(id, reason, this.relayEnvelope()),
-  };
-
-  private relayEnvelope(): Record<string, unknown> | undefined {
-    if (this.client?.getProtocolEra() !== 'modern') return undefined;
-    this.envelope ??= {
-      [PROTOCOL_VERSION_META_KEY]: this.client.getNegotiatedProtocolVersion(),
-      [CLIENT_INFO_META_KEY]: this.ctx.clientInfo,
-      [CLIENT_CAPABILITIES_META_KEY]: capabilitiesFor(this.ctx.handlers),
-    };
-    return this.envelope;
+    return this.status === 'ready' && this.relay ? this.port : undefined;
   }
 
   /** Stops the server (the shutdown ladder for stdio). Idempotent. */
@@ -238,16 +217,6 @@ export class ServerConnection implements RequestChannel {
     await this.transport?.close().catch(() => undefined);
     if (wasLive) this.ctx.emit('server_stopped', { server: this.id });
   }
-}
-
-/** Waits for `promise`, but no longer than `ms` (a group member that escaped may hold a pipe open). */
-async function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  await Promise.race([promise, bound]);
-  clearTimeout(timer);
 }
 
 function urlOf(entry: ServerEntry): string | undefined {

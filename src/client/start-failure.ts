@@ -1,9 +1,10 @@
+import type { Transport } from '@modelcontextprotocol/client';
 import { isMcpkitError, McpkitError } from '../errors/index.js';
 import { FallbackFailed } from './connect-plan.js';
 import type { FailureCategory } from './events.js';
 import { describeRemoteError } from './remote-errors.js';
 import type { ServerFailure } from './server-handle.js';
-import { SpawnError } from './stdio-transport.js';
+import { SpawnError, StdioTransport } from './stdio-transport.js';
 
 /** A server failed to start: the category says how. */
 export class ServerStartError extends McpkitError {
@@ -62,6 +63,32 @@ export function startFailure(facts: StartFacts): ServerFailure {
 /** The failure of an entry that cannot be used (a `${VAR}` without value). */
 export function configFailure(error: unknown): ServerFailure {
   return { category: 'config', message: isMcpkitError(error) ? error.message : String(error) };
+}
+
+/**
+ * Closes the transport of a failed start and returns what a stdio server's process left: how it ended
+ * on its own (an exit our close caused says nothing) and its last stderr lines, read to the end.
+ */
+export async function closeFailedTransport(
+  transport: Transport | undefined,
+): Promise<Pick<StartFacts, 'stderr' | 'exit'>> {
+  const exit = transport instanceof StdioTransport ? transport.exitStatus : undefined;
+  await transport?.close().catch(() => undefined);
+  if (!(transport instanceof StdioTransport)) return {};
+  // The exit can be seen before the last of stderr is read, and its last lines say why. The whole group
+  // is gone after close(), so the pipe ends; the bound is for a process that escaped the group.
+  if (exit) await settledWithin(transport.stderrEnded(), 1000);
+  return { stderr: transport.recentStderr, exit };
+}
+
+/** Waits for `promise`, but no longer than `ms`. */
+async function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([promise, bound]);
+  clearTimeout(timer);
 }
 
 /** "exited with code 1 before the handshake finished: TypeError: …" — the line of stderr that says why. */
