@@ -2,7 +2,7 @@ import type { Transport } from '@modelcontextprotocol/client';
 import { isMcpkitError, McpkitError } from '../errors/index.js';
 import { FallbackFailed } from './connect-plan.js';
 import type { FailureCategory } from './events.js';
-import { describeRemoteError } from './remote-errors.js';
+import { describeRemoteError, type RemoteFailure } from './remote-errors.js';
 import type { ServerFailure } from './server-handle.js';
 import { SpawnError, StdioTransport } from './stdio-transport.js';
 
@@ -46,14 +46,15 @@ export function startFailure(facts: StartFacts): ServerFailure {
   const { error, url } = facts;
   if (facts.timedOut) {
     const last = facts.lastRetryError === undefined ? undefined : remote(facts.lastRetryError, url);
-    const tail = last === undefined ? '' : `; last attempt: ${last}`;
+    const tail = last === undefined ? '' : `; last attempt: ${last.cause}: ${last.hint}`;
     return { category: 'timeout', message: `no handshake within ${facts.timeoutMs} ms${tail}` };
   }
   if (error instanceof SpawnError) return { category: 'spawn', message: error.message };
   if (facts.exit) return { category: 'handshake', message: exitedMessage(facts.exit, facts.stderr ?? []) };
   const stderr = (facts.stderr ?? []).slice(-3);
   const tries = facts.attempts === undefined ? '' : ` (${facts.attempts} attempts)`;
-  const message = causeOf(error, url) + tries;
+  const known = remote(error, url);
+  const message = known ? `${known.cause}${tries}: ${known.hint}` : messageOf(error);
   return {
     category: 'handshake',
     message: stderr.length > 0 ? `${message}; last stderr: ${stderr.join(' | ')}` : message,
@@ -116,10 +117,10 @@ export function stderrReason(lines: readonly string[]): string | undefined {
 
 /** The cause of a failed connect in a few words: the network or HTTP reason when there is one. */
 export function causeOf(error: unknown, url: string | undefined): string {
-  return remote(error, url) ?? messageOf(error);
+  return remote(error, url)?.cause ?? messageOf(error);
 }
 
-function remote(error: unknown, url: string | undefined): string | undefined {
+function remote(error: unknown, url: string | undefined): RemoteFailure | undefined {
   if (url === undefined) return undefined;
   return describeRemoteError(error instanceof FallbackFailed ? error.first : error, url);
 }

@@ -44,7 +44,7 @@ describe('server commands while servers start', () => {
     expect(r.stderr).toBe(
       `mcpkit: server "down": ${refused}; retrying in 1 s (attempt 2 of 5)\n` +
         `mcpkit: server "down": ${refused}; retrying in 2 s (attempt 3 of 5)\n` +
-        `mcpkit: server "down" failed to start (timeout): no handshake within 2500 ms; last attempt: ${refused}\n`,
+        `mcpkit: server "down" failed to start (timeout): no handshake within 2500 ms; last attempt: ${refused}: is the server running?\n`,
     );
     expect(r.code).toBe(1);
   }, 20_000);
@@ -55,7 +55,9 @@ describe('server commands while servers start', () => {
     expect(r.stderr).toMatch(
       /^mcpkit: server "[\w-]+" failed to start \(handshake\): HTTP 404 Not Found from /,
     );
-    expect(r.stderr).toContain(`HTTP 404 Not Found from ${url}\n`);
+    expect(r.stderr).toContain(
+      `HTTP 404 Not Found from ${url}: is this the MCP endpoint? check the URL path\n`,
+    );
     expect(r.stderr.split('\n')).toHaveLength(2);
     expect(r.code).toBe(1);
   });

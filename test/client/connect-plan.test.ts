@@ -65,7 +65,7 @@ describe('Runtime connect plan (in-process)', () => {
     }).catch((e: unknown) => e);
     expect(attempts.map((a) => a.wire)).toEqual(['streamable-http']);
     expect((error as Error).message).toBe(
-      `server "r" failed to start (handshake): HTTP 401 Unauthorized from ${URL}`,
+      `server "r" failed to start (handshake): HTTP 401 Unauthorized from ${URL}: check the credentials (headers)`,
     );
   });
 
@@ -117,15 +117,19 @@ describe('Runtime connect plan (in-process)', () => {
     const byServer = Object.fromEntries(failures.map(({ server, ...failure }) => [server, failure]));
     expect(byServer).toEqual({
       novar: { category: 'config', message: expect.stringContaining('environment variable MISSING_HOST') },
-      'not-mcp': { category: 'handshake', message: `HTTP 404 Not Found from ${URL}` },
+      'not-mcp': {
+        category: 'handshake',
+        message: `HTTP 404 Not Found from ${URL}: is this the MCP endpoint? check the URL path`,
+      },
       tls: {
         category: 'handshake',
-        message: 'TLS error with mcp.example.test:8123 (ERR_SSL_WRONG_VERSION_NUMBER)',
+        message:
+          'TLS error with mcp.example.test:8123 (ERR_SSL_WRONG_VERSION_NUMBER): check http:// versus https:// and the server certificate',
       },
       dns: {
         category: 'timeout',
         message:
-          'no handshake within 300 ms; last attempt: DNS lookup failed for mcp.example.test (no such host)',
+          'no handshake within 300 ms; last attempt: DNS lookup failed for mcp.example.test (no such host): check the host name',
       },
     });
     expect(runtime.servers().map((s) => s.failure?.category)).toEqual([

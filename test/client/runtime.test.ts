@@ -402,7 +402,7 @@ describe('Runtime over HTTP', () => {
     expect(isMcpkitError(error, 'SERVER_FAILED')).toBe(true);
     // The real cause, not just the timeout: the last attempt's refused connection.
     expect((error as Error).message).toBe(
-      `server "down" failed to start (timeout): no handshake within 1500 ms; last attempt: connection refused at 127.0.0.1:${port}`,
+      `server "down" failed to start (timeout): no handshake within 1500 ms; last attempt: connection refused at 127.0.0.1:${port}: is the server running?`,
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
   });
