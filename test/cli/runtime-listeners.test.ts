@@ -21,6 +21,11 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
+/** Writes the project's .mcp.json with these servers. */
+async function configure(mcpServers: Record<string, unknown>): Promise<void> {
+  await writeFile(join(ws.project, '.mcp.json'), JSON.stringify({ mcpServers }));
+}
+
 async function notMcp(): Promise<string> {
   const server = createServer((_, response) => {
     response.writeHead(404, 'Not Found').end('no such page');
@@ -35,10 +40,7 @@ describe('server commands while servers start', () => {
   it('shows each retry of an unreachable URL as it happens, then the real cause', async () => {
     const port = await freePort(); // bound, then closed: nothing listens there
     const url = `http://127.0.0.1:${port}/mcp`;
-    await writeFile(
-      join(ws.project, '.mcp.json'),
-      JSON.stringify({ mcpServers: { down: { url, startupTimeout: 2500 } } }),
-    );
+    await configure({ down: { url, startupTimeout: 2500 } });
     const r = await runInProcess(ws, ['call', 'down', 'echo']);
     const refused = `connection refused at 127.0.0.1:${port}`;
     expect(r.stderr).toBe(
@@ -63,29 +65,22 @@ describe('server commands while servers start', () => {
   });
 
   it('with MCPKIT_SHOW_STDERR=1 shows what a server prints while starting', async () => {
-    const r = await runInProcess(
-      ws,
-      ['call', 'x', '--', process.execPath, fixture('servers/throws-at-start.mjs')],
-      {
-        MCPKIT_SHOW_STDERR: '1',
-      },
-    );
+    await configure({ srv: { command: process.execPath, args: [fixture('servers/throws-at-start.mjs')] } });
+    const r = await runInProcess(ws, ['call', 'srv', 'x'], { MCPKIT_SHOW_STDERR: '1' });
     const lines = r.stderr.split('\n');
-    expect(lines.slice(0, 2)).toEqual(['[node] starting up', '[node] loading config from /nope/config.json']);
-    expect(lines).toContain('[node] Error: cannot open the database at /nope/db.sqlite');
+    expect(lines.slice(0, 2)).toEqual(['[srv] starting up', '[srv] loading config from /nope/config.json']);
+    expect(lines).toContain('[srv] Error: cannot open the database at /nope/db.sqlite');
     expect(lines.at(-2)).toBe(
-      'mcpkit: server "node" failed to start (handshake): the server exited with code 1 before the handshake finished: Error: cannot open the database at /nope/db.sqlite',
+      'mcpkit: server "srv" failed to start (handshake): the server exited with code 1 before the handshake finished: Error: cannot open the database at /nope/db.sqlite',
     );
   });
 
   it('lists the resources of a server that has no resources/templates/list', async () => {
-    const r = await runInProcess(ws, [
-      'resources',
-      '--',
-      process.execPath,
-      fixture('servers/no-templates-server.mjs'),
-    ]);
-    expect(r.stdout).toBe('node (1 resources, 0 templates)\n  notes://today  today\n');
+    await configure({
+      srv: { command: process.execPath, args: [fixture('servers/no-templates-server.mjs')] },
+    });
+    const r = await runInProcess(ws, ['resources', 'srv']);
+    expect(r.stdout).toMatch(/^srv \(1 resources?, 0 templates\)\n {2}notes:\/\/today {2}today\n$/);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
   });
