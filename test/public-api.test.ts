@@ -18,6 +18,8 @@ describe('public API', () => {
     const errors = await import('mcpkit/errors');
     expect(root.McpkitError).toBe(errors.McpkitError);
     expect('McpkitError' in config).toBe(false);
+    // A server is a read-only handle; the connection behind it is internal.
+    expect('ServerConnection' in client).toBe(false);
   });
 
   it('has the documented types', async () => {
@@ -28,5 +30,11 @@ describe('public API', () => {
     expectTypeOf(parseServerEntry).parameter(0).toBeUnknown();
     type Status = ReturnType<RuntimeInstance['server']>['status'];
     expectTypeOf<Status>().toEqualTypeOf<'starting' | 'ready' | 'failed' | 'stopped'>();
+    type Handle = import('../src/client/index.js').ServerHandle;
+    expectTypeOf<ReturnType<RuntimeInstance['server']>>().toEqualTypeOf<Handle>();
+    expectTypeOf<ReturnType<RuntimeInstance['relay']>>().toEqualTypeOf<
+      import('../src/client/index.js').RawRelayPort | undefined
+    >();
+    expectTypeOf<Handle>().not.toHaveProperty('close');
   });
 });

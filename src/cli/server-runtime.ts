@@ -4,6 +4,7 @@ import { McpkitError } from '../errors/index.js';
 import { createElicitationHandler } from './elicit.js';
 import { count, table } from './format.js';
 import type { CliIO } from './io.js';
+import { runtimeListeners } from './runtime-listeners.js';
 import { CLI_VERSION } from './version.js';
 
 /** One server of a runtime, as the commands see it (named by what `servers()` returns, whatever its type). */
@@ -37,9 +38,8 @@ export async function withRuntime(
       env: io.env,
       clientInfo: { name: 'mcpkit', version: CLI_VERSION },
       handlers: { elicitation: createElicitationHandler(io) },
+      listeners: runtimeListeners(io),
     });
-    const stderr = (e: { server: string; line: string }) => io.err(`[${e.server}] ${e.line}\n`);
-    if (io.env.MCPKIT_SHOW_STDERR) runtime.on('stderr', stderr);
     await work(runtime, controller.signal);
   } catch (error) {
     if (controller.signal.aborted) {

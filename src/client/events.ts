@@ -31,8 +31,11 @@ export interface RuntimeEventMap {
   progress: [{ server: string; progress: number; total?: number; message?: string }];
   server_log: [{ server: string; level: LoggingLevel; logger?: string; data: unknown }];
   stderr: [{ server: string; line: string }];
-  /** A remote connect failed on the network and will be tried again after `delayMs` (`cause`: one line). */
-  server_retrying: [{ server: string; attempt: number; delayMs: number; cause: string }];
+  /**
+   * A remote connect failed on the network and will be tried again after `delayMs`: `attempt` (from 1) of
+   * `attempts` failed because of `cause` (one line: "connection refused at 127.0.0.1:8080").
+   */
+  server_retrying: [{ server: string; attempt: number; attempts: number; delayMs: number; cause: string }];
 }
 
 /** Listeners attached before any server starts, so nothing a server does while starting is missed. */

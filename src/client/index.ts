@@ -1,4 +1,6 @@
 // mcpkit/client — everything exported here is public API.
+
+export type { ConnectAttempt, Wire } from './connect-plan.js';
 export type {
   FailureCategory,
   ListKind,
@@ -9,18 +11,21 @@ export type {
 export type { HandlerContext, RuntimeHandlers } from './handlers.js';
 export type { ProgressUpdate } from './progress-router.js';
 export type { RelayResponse } from './raw-relay.js';
+export type { RawRelayPort } from './relay-port.js';
 export {
   Runtime,
   type RuntimeOptions,
   type RuntimeServerConfig,
   type StartupPolicy,
 } from './runtime.js';
-export {
-  type CallToolOptions,
-  ServerConnection,
-  ServerStartError,
-  type ServerStatus,
-} from './server-connection.js';
+export type {
+  CallToolOptions,
+  RequestOptions,
+  ServerFailure,
+  ServerHandle,
+  ServerStatus,
+} from './server-handle.js';
+export { ServerStartError } from './start-failure.js';
 export {
   filterTools,
   isToolAllowed,

@@ -2,9 +2,13 @@ import { EventEmitter } from 'node:events';
 import type { Implementation, Transport } from '@modelcontextprotocol/client';
 import type { ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
+import type { ConnectAttempt } from './connect-plan.js';
+import type { ConnectionContext } from './connection-context.js';
 import type { RuntimeEventMap, RuntimeListeners } from './events.js';
 import type { RuntimeHandlers } from './handlers.js';
-import { type ConnectionContext, ServerConnection } from './server-connection.js';
+import type { RawRelayPort } from './relay-port.js';
+import { ServerConnection } from './server-connection.js';
+import type { ServerHandle } from './server-handle.js';
 import { ToolRegistry } from './tool-registry.js';
 
 /** A server to run: its configured name and (unexpanded) entry — a `ConfiguredServer` fits. */
@@ -12,16 +16,17 @@ export interface RuntimeServerConfig {
   name: string;
   entry: ServerEntry;
   /**
-   * The seam for in-process servers and tests: when set, each connect (and each reconnect) takes a fresh
-   * transport from here instead of spawning `entry.command` or dialling `entry.url`; the entry still names
-   * the server and carries its options (timeouts, tool filters).
+   * The seam for in-process servers and tests: when set, each connect attempt (and each reconnect) takes a
+   * fresh transport from here instead of spawning `entry.command` or dialling `entry.url`. The entry still
+   * decides the plan (a `url` entry: Streamable HTTP, retries, then SSE; `attempt` says which is asked
+   * for), names the server and carries its options (timeouts, tool filters).
    *
    * @example
    * const [client, server] = InMemoryTransport.createLinkedPair();
    * await mcpServer.connect(server);
    * await Runtime.create({ servers: [{ name: 'mem', entry: { command: 'in-process' }, transport: () => client }] });
    */
-  transport?: () => Transport;
+  transport?: (attempt: ConnectAttempt) => Transport;
 }
 
 /** How start-up failures are handled. */
@@ -47,7 +52,7 @@ export interface RuntimeOptions {
 const DEFAULT_CLIENT: Implementation = { name: 'mcpkit', version: '0' };
 
 /**
- * Many MCP servers at once. Servers connect in parallel; each is a {@link ServerConnection} with its own
+ * Many MCP servers at once. Servers connect in parallel; each has a {@link ServerHandle} with its own
  * status; events report everything that happens. `close()` stops every server (and every process).
  *
  * @example
@@ -99,37 +104,38 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
   }
 
   /** Every server, in the order they were added. */
-  servers(): ServerConnection[] {
-    return [...this.connections.values()];
+  servers(): ServerHandle[] {
+    return [...this.connections.values()].map((connection) => connection.handle);
   }
 
   /** A server by id; SERVER_NOT_FOUND names the ids there are. */
-  server(id: string): ServerConnection {
-    const found = this.connections.get(id);
-    if (!found) {
-      const known = [...this.connections.keys()].join(', ') || 'none';
-      throw new McpkitError('SERVER_NOT_FOUND', `no server "${id}" in this runtime (servers: ${known})`, {
-        server: id,
-      });
-    }
-    return found;
+  server(id: string): ServerHandle {
+    return this.connection(id).handle;
   }
 
   /** A server by id, or undefined (no error, no copying: for hot paths). */
-  find(id: string): ServerConnection | undefined {
-    return this.connections.get(id);
+  find(id: string): ServerHandle | undefined {
+    return this.connections.get(id)?.handle;
+  }
+
+  /**
+   * The raw relay of a ready server, for proxies: requests sent as they are, answers unparsed. Undefined
+   * when the server is unknown, not ready, or its transport cannot relay (then use its typed requests).
+   */
+  relay(id: string): RawRelayPort | undefined {
+    return this.connections.get(id)?.relayPort();
   }
 
   /** Adds and connects a server while running. Resolves with it; check `status` (failure is an event). */
-  async add(server: RuntimeServerConfig): Promise<ServerConnection> {
+  async add(server: RuntimeServerConfig): Promise<ServerHandle> {
     const connection = this.register(server);
     await this.startConnection(connection).catch(() => undefined);
-    return connection;
+    return connection.handle;
   }
 
   /** Stops a server and forgets it. */
   async remove(id: string): Promise<void> {
-    const connection = this.server(id);
+    const connection = this.connection(id);
     this.connections.delete(id);
     await connection.close();
   }
@@ -145,8 +151,19 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
 
   /** Stops every server; idempotent, and safe to call while servers are still starting. */
   close(): Promise<void> {
-    this.closing ??= Promise.all(this.servers().map((s) => s.close())).then(() => undefined);
+    this.closing ??= Promise.all([...this.connections.values()].map((s) => s.close())).then(() => undefined);
     return this.closing;
+  }
+
+  private connection(id: string): ServerConnection {
+    const found = this.connections.get(id);
+    if (!found) {
+      const known = [...this.connections.keys()].join(', ') || 'none';
+      throw new McpkitError('SERVER_NOT_FOUND', `no server "${id}" in this runtime (servers: ${known})`, {
+        server: id,
+      });
+    }
+    return found;
   }
 
   private register(server: RuntimeServerConfig): ServerConnection {

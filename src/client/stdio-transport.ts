@@ -36,12 +36,27 @@ export class StdioTransport implements Transport {
   exited = false;
   /** The last lines of stderr, for error messages when the server dies. */
   readonly recentStderr: string[] = [];
+  private stderrEnd: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: StdioTransportOptions) {}
 
   /** The server's pid once started. */
   get pid(): number | null {
     return this.child?.pid ?? null;
+  }
+
+  /** How the process ended; undefined while it runs. */
+  get exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    const child = this.child;
+    return this.exited && child ? { code: child.exitCode, signal: child.signalCode } : undefined;
+  }
+
+  /**
+   * Resolves once all of stderr is read: after the whole group is gone (`close()`), so a start failure
+   * can quote the line that says why even when the exit was seen before the last write.
+   */
+  stderrEnded(): Promise<void> {
+    return this.stderrEnd;
   }
 
   /** Present so the SDK classifies this as a stdio transport for its probe rules. */
@@ -124,7 +139,10 @@ export class StdioTransport implements Transport {
     const lines = new LineSplitter((line) => this.stderrLine(line));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => lines.push(text));
-    child.stderr.on('end', () => lines.flush());
+    this.stderrEnd = new Promise<void>((resolve) => {
+      child.stderr.once('close', resolve);
+      child.stderr.on('end', () => lines.flush());
+    });
   }
 
   private stderrLine(line: string): void {

@@ -12,14 +12,12 @@ import { StdioTransport } from './stdio-transport.js';
 export interface OpenTransportOptions {
   parentEnv: Readonly<Record<string, string | undefined>>;
   onStderrLine?: (line: string) => void;
+  /** A remote entry over the legacy HTTP+SSE transport (an `sse` entry always is). */
+  legacySse?: boolean;
 }
 
 /** A fresh transport for an (expanded) entry: stdio, Streamable HTTP or legacy SSE. */
-export function openTransport(
-  entry: ServerEntry,
-  options: OpenTransportOptions,
-  legacySse = false,
-): Transport {
+export function openTransport(entry: ServerEntry, options: OpenTransportOptions): Transport {
   if (isStdioServer(entry)) {
     return new StdioTransport({
       command: entry.command,
@@ -29,7 +27,7 @@ export function openTransport(
       ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
     });
   }
-  return remoteTransport(entry, legacySse || entry.type === 'sse');
+  return remoteTransport(entry, options.legacySse === true || entry.type === 'sse');
 }
 
 function remoteTransport(entry: RemoteServer, sse: boolean): Transport {

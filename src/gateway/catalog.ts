@@ -5,7 +5,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import { UriTemplate } from '@modelcontextprotocol/server';
-import { type ServerConnection, safeToolName } from '../client/index.js';
+import { type ServerHandle, safeToolName } from '../client/index.js';
 import type { PinMode, PinStore } from './pins.js';
 
 /** How upstream names are exposed: `<server>__<name>` (default) or unchanged. */
@@ -55,7 +55,7 @@ export interface Catalog {
 
 /** An upstream to gather from. */
 export interface CatalogSource {
-  connection: ServerConnection;
+  connection: ServerHandle;
   alwaysLoad: boolean;
 }
 

@@ -10,7 +10,7 @@ import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import { asCallToolResult, unavailable } from './relayed.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
-import { relayOf, relayToolCall } from './upstream-relay.js';
+import { relayToolCall } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 
 /** One tools/call as the router takes it, from the SDK handler or the fast path. */
@@ -120,7 +120,7 @@ export class ToolRouter {
     const sent: Promise<void>[] = [];
     try {
       // Without progress, the call goes through the raw relay: the upstream's result as it is, no schema pass.
-      const relay = call.progress ? undefined : relayOf(connection);
+      const relay = call.progress ? undefined : upstreams.relay(target.server);
       const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal));
       if (relayed?.kind === 'result') return asCallToolResult(relayed.result);
       if (relayed?.kind === 'error') {

@@ -1,32 +1,5 @@
-import type { RelayResponse, ServerConnection } from '../client/index.js';
+import type { RawRelayPort, RelayResponse } from '../client/index.js';
 import { withoutServerInfo } from './relayed.js';
-
-/**
- * The raw relay of one upstream: requests sent as they are, results handed back unparsed. The one place
- * the gateway touches the client's relay, so a change of its shape is a change here only.
- */
-export interface RelayPort {
-  /**
-   * Sends a request; `onResponse` gets the upstream's result or error exactly once. Returns its id, or
-   * undefined when the upstream cannot relay after all (then nothing was sent).
-   */
-  request(
-    method: string,
-    params: Record<string, unknown>,
-    onResponse: (response: RelayResponse) => void,
-  ): string | undefined;
-  /** Tells the upstream to stop a relayed request; it then settles with a -32800 error. */
-  cancel(id: string, reason?: string): void;
-}
-
-/** The relay of a ready upstream, or undefined when it is not ready (then use the SDK client). */
-export function relayOf(connection: ServerConnection): RelayPort | undefined {
-  if (connection.status !== 'ready') return undefined;
-  return {
-    request: (method, params, onResponse) => connection.relayRequest(method, params, onResponse),
-    cancel: (id, reason) => connection.relayCancel(id, reason),
-  };
-}
 
 /** What a relayed call came to: a finished result, an upstream error, or "ask the SDK path". */
 export type RelayOutcome =
@@ -39,7 +12,7 @@ export type RelayOutcome =
  * (a 2026-07-28 `input_required`) asks for the SDK path, which can answer it.
  */
 export async function relayToolCall(
-  relay: RelayPort,
+  relay: RawRelayPort,
   name: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,

@@ -3,10 +3,11 @@ import { ProtocolError, ProtocolErrorCode, type ServerCapabilities } from '@mode
 import {
   type FailureCategory,
   type ListKind,
+  type RawRelayPort,
   Runtime,
   type RuntimeHandlers,
   type RuntimeServerConfig,
-  type ServerConnection,
+  type ServerHandle,
 } from '../client/index.js';
 import { runsMcpkitGateway, transportOf } from '../config/index.js';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
@@ -128,12 +129,17 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
   }
 
   /** A server by name, if it is configured. */
-  connection(name: string): ServerConnection | undefined {
+  connection(name: string): ServerHandle | undefined {
     return this.runtime.find(name);
   }
 
+  /** The raw relay of a ready server that can relay (see {@link Runtime.relay}). */
+  relay(name: string): RawRelayPort | undefined {
+    return this.runtime.relay(name);
+  }
+
   /** A ready server, or the protocol error (-32603) saying why it cannot take requests now. */
-  ready(name: string): ServerConnection {
+  ready(name: string): ServerHandle {
     const connection = this.connection(name);
     const down = this.unavailable(name);
     if (!connection || down)

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handshake } from '../../src/check/probe.js';
 import { StdioProbe } from '../../src/check/stdio-probe.js';
-import { Runtime, type ServerConnection } from '../../src/client/index.js';
+import { Runtime, type ServerHandle } from '../../src/client/index.js';
 import { CLI } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { alive, fixture } from '../helpers/servers.js';
@@ -14,7 +14,7 @@ const bridge = (...extra: string[]) => ({
 });
 
 let runtime: Runtime;
-let server: ServerConnection;
+let server: ServerHandle;
 beforeAll(async () => {
   runtime = await Runtime.create({ servers: [{ name: 'b', entry: bridge() }] });
   server = runtime.server('b');

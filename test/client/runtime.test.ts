@@ -400,8 +400,9 @@ describe('Runtime over HTTP', () => {
       servers: [{ name: 'down', entry: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } }],
     }).catch((e: unknown) => e);
     expect(isMcpkitError(error, 'SERVER_FAILED')).toBe(true);
+    // The real cause, not just the timeout: the last attempt's refused connection.
     expect((error as Error).message).toBe(
-      'server "down" failed to start (timeout): no handshake within 1500 ms',
+      `server "down" failed to start (timeout): no handshake within 1500 ms; last attempt: connection refused at 127.0.0.1:${port}: is the server running?`,
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
   });

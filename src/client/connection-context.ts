@@ -1,0 +1,14 @@
+import type { Implementation } from '@modelcontextprotocol/client';
+import type { RuntimeEventMap } from './events.js';
+import type { RuntimeHandlers } from './handlers.js';
+
+/** What a server connection needs from its runtime. */
+export interface ConnectionContext {
+  clientInfo: Implementation;
+  handlers: RuntimeHandlers;
+  env: Readonly<Record<string, string | undefined>>;
+  requestTimeoutMs: number;
+  emit<K extends keyof RuntimeEventMap>(name: K, ...args: RuntimeEventMap[K]): void;
+  /** Whether anyone listens to an event (so hot paths can skip building it). */
+  listening(name: keyof RuntimeEventMap): boolean;
+}
