@@ -1,8 +1,9 @@
+import { exitWords, stderrReason } from '../internal/failure-words.js';
 import { HttpProbe } from './http-probe.js';
 import { handshake, initializeParams, type JsonRpcMessage, LEGACY_VERSIONS, type Probe } from './probe.js';
 import type { GateResult } from './report.js';
 import { StdioProbe, type StdioTarget } from './stdio-probe.js';
-import { causeLine, exitWords, networkProblem, notMcp, spawnProblem, unreachable } from './unreachable.js';
+import { networkProblem, notMcp, spawnProblem, unreachable } from './unreachable.js';
 
 /** A server to check: a command (stdio) or a URL (Streamable HTTP). */
 export type CheckTarget =
@@ -86,7 +87,7 @@ export class GateContext {
       new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref()),
     ]);
     const how = ended ? exitWords(ended.code, ended.signal) : 'exited';
-    const line = causeLine(probe.stderr);
+    const line = stderrReason(probe.stderr);
     await probe.close();
     throw unreachable(
       `server "${label}" ${how} before answering initialize${line ? `: ${line}` : ' (nothing on stderr)'}`,

@@ -1,4 +1,5 @@
 import { McpkitError } from '../errors/index.js';
+import { describeRemoteError } from '../internal/remote-failure.js';
 import type { HttpExchange } from './http-probe.js';
 
 /**
@@ -18,21 +19,6 @@ export function spawnProblem(command: string, error: NodeJS.ErrnoException): str
 }
 
 /**
- * The stderr line that says why a process died: for Node the `Error:` line of an uncaught exception
- * (`TypeError: …`, `Error [ERR_MODULE_NOT_FOUND]: …`), else the last line printed.
- */
-export function causeLine(stderr: readonly string[]): string | undefined {
-  const lines = stderr.map((l) => l.trim()).filter((l) => l !== '');
-  const error = lines.findLast((l) => /^([A-Z]\w*)?Error\b( \[[A-Z_]+\])?:/.test(l));
-  return error ?? lines.at(-1);
-}
-
-/** How a process ended, in words. */
-export function exitWords(code: number | null, signal: NodeJS.Signals | null): string {
-  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
-}
-
-/**
  * An HTTP answer to `initialize` that shows the URL is no MCP endpoint: an error status or a body that
  * is not JSON-RPC (an HTML page, a plain 404). Undefined when it looks like MCP.
  */
@@ -46,14 +32,11 @@ export function notMcp(exchange: HttpExchange): string | undefined {
 
 /** A fetch failure in words: connection refused at host:port, a name that does not resolve, a timeout. */
 export function networkProblem(url: string, error: unknown): string {
+  const known = describeRemoteError(error, url);
+  if (known) return `${known.cause} (${known.hint})`;
   const { host } = new URL(url);
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED') return `connection refused at ${host} (is the server running?)`;
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host not found: ${new URL(url).hostname}`;
-    if (code === 'ECONNRESET') return `the connection to ${host} was reset`;
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
     if (e.name === 'TimeoutError') return `no answer from ${host} in time`;
-  }
   // fetch says only "fetch failed"; the innermost cause says what (e.g. "bad port").
   let inner: unknown = error;
   while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;

@@ -1,8 +1,9 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import { isMcpkitError, McpkitError } from '../errors/index.js';
+import { exitWords, stderrReason } from '../internal/failure-words.js';
+import { describeRemoteError, type RemoteFailure } from '../internal/remote-failure.js';
 import { FallbackFailed } from './connect-plan.js';
 import type { FailureCategory } from './events.js';
-import { describeRemoteError, type RemoteFailure } from './remote-errors.js';
 import type { ServerFailure } from './server-handle.js';
 import { SpawnError, StdioTransport } from './stdio-transport.js';
 
@@ -94,25 +95,9 @@ async function settledWithin(promise: Promise<void>, ms: number): Promise<void> 
 
 /** "exited with code 1 before the handshake finished: TypeError: …" — the line of stderr that says why. */
 function exitedMessage(exit: ProcessEnd, stderr: readonly string[]): string {
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  const how = exitWords(exit.code, exit.signal);
   const reason = stderrReason(stderr);
   return `the server ${how} before the handshake finished${reason ? `: ${reason}` : ' (nothing on stderr)'}`;
-}
-
-// `TypeError: …`, `Error [ERR_MODULE_NOT_FOUND]: …`, Python's `ModuleNotFoundError: …`, `panic: …`.
-const ERROR_LINE =
-  /^\s*(?:Uncaught\s+)?(?:[A-Z][\w.]*(?:Error|Exception)(?:\s*\[[^\]]*\])?:\s|(?:error|fatal|panic)\b[:[ ])/i;
-// Stack frames and Node's version footer say where, not why.
-const NOISE = /^\s*(?:at\s|\^+\s*$|Node\.js v\d|File "|Traceback \()|^\s*$/;
-
-/**
- * The line of a dying server's stderr that says why: the last one that reads like an error (for Node,
- * the `Error:` line under the code frame), else the last line that is not a stack frame.
- */
-export function stderrReason(lines: readonly string[]): string | undefined {
-  const errorLine = lines.findLast((line) => ERROR_LINE.test(line));
-  const line = errorLine ?? lines.findLast((line) => !NOISE.test(line));
-  return line?.trim();
 }
 
 /** The cause of a failed connect in a few words: the network or HTTP reason when there is one. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Runtime, ServerStartError } from '../../src/client/index.js';
-import { stderrReason } from '../../src/client/start-failure.js';
+import { stderrReason } from '../../src/internal/failure-words.js';
 import { fixture } from '../helpers/servers.js';
 
 // A stdio server that dies while starting is reported when its process exits (not at the startup
