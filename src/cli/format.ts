@@ -59,7 +59,4 @@ export function serverJson(server: ConfiguredServer, showSecrets: boolean) {
   };
 }
 
-/** `1 server`, `2 servers`: a count with its noun (plural with an s). */
-export function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
+export { count } from '../internal/plural.js';

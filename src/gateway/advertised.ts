@@ -1,4 +1,5 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
+import { count } from '../internal/plural.js';
 import type { CatalogSource, PrefixMode } from './catalog.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 
@@ -35,7 +36,7 @@ function instructions(sources: readonly CatalogSource[], prefix: PrefixMode): st
   // One upstream proxied transparently keeps its own words.
   if (prefix === 'none' && sources.length === 1) return own[0]?.instructions;
   const lines = [
-    `This MCP gateway serves the tools of ${sources.length} servers (${sources.map((s) => s.connection.id).join(', ') || 'none yet'}).` +
+    `This MCP gateway serves the tools of ${count(sources.length, 'server')} (${sources.map((s) => s.connection.id).join(', ') || 'none yet'}).` +
       (prefix === 'server' ? ' Tool and prompt names start with the server name and "__".' : ''),
     `When only ${TOOL_SEARCH} and ${CALL_TOOL} are listed, find tools with ${TOOL_SEARCH} and call them with ${CALL_TOOL}.`,
   ];

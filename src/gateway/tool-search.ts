@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { count } from '../internal/plural.js';
 // The BM25 core only: the gateway must not load the code-search stack to start.
 import { Bm25Index, topK } from '../search/bm25.js';
 import { synonymsOf } from '../search/synonyms.js';
@@ -146,7 +147,7 @@ export function toolIndexMarkdown(tools: readonly ExposedTool[]): string {
   const lines = [
     '# Tools behind mcpkit gateway',
     '',
-    `${tools.length} tools from ${byServer.size} servers. Call one by name, or through \`${CALL_TOOL}\`; ` +
+    `${count(tools.length, 'tool')} from ${count(byServer.size, 'server')}. Call one by name, or through \`${CALL_TOOL}\`; ` +
       `\`${TOOL_SEARCH}\` finds them by what they do.`,
   ];
   for (const [server, list] of byServer) {

@@ -94,6 +94,12 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     });
     runtime.on('server_failed', ({ server, category, message }) => this.onFailed(server, category, message));
     runtime.on('list_changed', ({ server, list }) => this.emit('changed', { server, lists: [list] }));
+    // An unreachable remote upstream says why while it is retried, not only when it gives up.
+    runtime.on('server_retrying', ({ server, attempt, attempts, delayMs, cause }) =>
+      options.log(
+        `server "${server}": ${cause}; retrying in ${delayMs / 1000} s (attempt ${attempt + 1} of ${attempts})`,
+      ),
+    );
   }
 
   /** Starts every enabled server in parallel; failures are logged and retried, never fatal. */

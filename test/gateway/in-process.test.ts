@@ -12,6 +12,7 @@ import {
   textOf,
   toolServer,
 } from '../helpers/gateway.js';
+import { freePort } from '../helpers/servers.js';
 
 // The gateway over in-process upstreams (the Runtime's transport seam) and in-process clients: no spawn.
 const cleanups: (() => Promise<void>)[] = [];
@@ -171,5 +172,26 @@ describe('gateway in-process: pins', () => {
       'Tool up__described is hidden: its definition changed since it was pinned; run `mcpkit trust up` to accept it',
     );
     expect(log.some((line) => line.endsWith('; hidden until `mcpkit trust up`'))).toBe(true);
+  });
+});
+
+describe('gateway in-process: upstream health', () => {
+  it('logs each retry of an unreachable remote upstream with its cause, while it keeps serving', async () => {
+    const port = await freePort(); // bound, then closed: nothing listens there
+    const { gateway, log } = await gatewayOf(
+      [{ name: 'far', entry: { url: `http://127.0.0.1:${port}/mcp` } }],
+      {
+        readyWaitMs: 0,
+      },
+    );
+    const client = await clientOf(gateway);
+    expect(await names(client)).toEqual([]);
+    await eventually(() =>
+      log.find((line) =>
+        line.startsWith(
+          `server "far": connection refused at 127.0.0.1:${port}; retrying in 1 s (attempt 2 of`,
+        ),
+      ),
+    );
   });
 });
