@@ -1,3 +1,4 @@
+import { McpkitError } from '../errors/index.js';
 import { exitWords, stderrReason } from '../internal/failure-words.js';
 import { HttpProbe } from './http-probe.js';
 import { handshake, initializeParams, type JsonRpcMessage, LEGACY_VERSIONS, type Probe } from './probe.js';
@@ -109,7 +110,9 @@ export class GateContext {
     const init = await handshake(probe, LEGACY_VERSIONS[0], this.timeoutMs);
     if (!init?.result) {
       await probe.close();
-      throw new GateAbort(
+      // The gate that asked cannot go on; the runner turns this into its FAIL with the message.
+      throw new McpkitError(
+        'REQUEST_FAILED',
         init ? `initialize failed: ${JSON.stringify(init.error)}` : 'no answer to initialize',
       );
     }
@@ -132,9 +135,6 @@ export class GateContext {
     return answer?.result !== undefined;
   }
 }
-
-/** Thrown inside a gate when it cannot go on; the runner turns it into a FAIL with the message. */
-export class GateAbort extends Error {}
 
 /** Builds a result. */
 export function result(
