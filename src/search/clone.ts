@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { McpkitError } from '../errors/index.js';
@@ -152,7 +152,8 @@ async function sizeOf(dir: string): Promise<number> {
   for (const entry of entries) {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) total += await sizeOf(full);
-    else total += (await stat(full).catch(() => ({ size: 0 }))).size;
+    // lstat: a link in the checkout counts as itself, not as whatever it points to (a device, a huge file).
+    else total += (await lstat(full).catch(() => ({ size: 0 }))).size;
   }
   return total;
 }

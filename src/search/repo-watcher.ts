@@ -13,7 +13,8 @@ export interface RepoWatch {
 
 /**
  * Watches a repository and reports the files added, changed or deleted (relative, with `/`) once they
- * settle, in one batch. Directories the index's walk skips are not watched at all (node_modules is large).
+ * settle, in one batch. Directories the index's walk skips are not watched at all (node_modules is large), nor
+ * anything behind a symlink.
  */
 export function watchRepo(
   dir: string,
@@ -24,6 +25,9 @@ export function watchRepo(
   let timer: NodeJS.Timeout | undefined;
   const watcher = watch(dir, {
     ignoreInitial: true,
+    // A link is reported as the link, never walked into: one to / or a home directory would otherwise have
+    // every file behind it watched (and offered to the index, which refuses them: see walkOne).
+    followSymlinks: false,
     ignored: (path: string) => relative(dir, path).split(sep).some(skipsDir),
   });
   const changed = (path: string) => {
