@@ -108,6 +108,22 @@ describe('chunkFile under hostile text', () => {
     expect(chunks.map((c) => [c.startLine, c.endLine])).toEqual([[1, 2]]);
   });
 
+  it('stops cutting at syntax when a file is over its parse budget, and cuts it in line windows', async () => {
+    const why: string[] = [];
+    // 500,000 `{` on short lines: one flat error node with a child each, which alone took seconds to walk.
+    const text = `${'{'.repeat(100)}\n`.repeat(5000);
+    const started = performance.now();
+    const chunks = await chunkFile('src/braces.ts', text, { onLineWindows: (w) => why.push(w) });
+    expect(why).toEqual(['parse budget']);
+    // 40-line windows over 5,001 lines (the last one empty), as text without a grammar is cut.
+    expect(chunks).toHaveLength(126);
+    expect(chunks.slice(0, 125).every((c) => c.symbols.length === 0 && c.endLine - c.startLine === 39)).toBe(
+      true,
+    );
+    // The budget is 1 s of parse and cut; the rest is line windows. Generous for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+
   it('keeps parsing ordinary code with a long line in it', async () => {
     const why: string[] = [];
     const text = `export const data = '${'a'.repeat(5000)}';\n${'export function f() {\n  return 1;\n}\n'.repeat(20)}`;
