@@ -11,12 +11,21 @@ import { MAX_BYTES, type WalkedFile } from './walk.js';
  * windows: lines too long, parse over budget), or why it has none (not readable as a regular file inside the
  * repository, or not text).
  */
-export type FileOutcome = { chunks: Chunk[]; windowed: boolean } | { skipped: 'unreadable' | 'not text' };
+export type FileOutcome =
+  | { chunks: Chunk[]; windowed: boolean }
+  | { skipped: 'unreadable' | 'not text' | 'long lines' };
+
+/**
+ * Lines this long on average are machine-made — base64 blobs (undici's `llhttp-wasm.js`), bundles, minified code
+ * without `.min` in its name — and worth nothing to search, while high-entropy text costs the index several
+ * times its size in terms: such a file is left out, as the walk leaves out minified files by name.
+ */
+const MAX_MEAN_LINE = 1000;
 
 /**
  * The one way a walked file becomes chunks, at build and when it changes while the index is live: read through
  * {@link repoFiles} (a regular file inside the repository, nothing else), left out when it is binary
- * ({@link looksBinary}), cut at syntax unless it is build output of an indexed TypeScript source (line windows: it
+ * ({@link looksBinary}) or machine-made (lines over 1,000 characters on average), cut at syntax unless it is build output of an indexed TypeScript source (line windows: it
  * ranks low anyway, and a parse costs zod 40% of its index time).
  */
 export async function chunksOf(
@@ -28,6 +37,7 @@ export async function chunksOf(
   if (bytes === undefined) return { skipped: 'unreadable' };
   const text = bytes.toString('utf8');
   if (looksBinary(text)) return { skipped: 'not text' };
+  if (text.length > MAX_MEAN_LINE * lineCount(text)) return { skipped: 'long lines' };
   let windowed = false;
   const chunks = await chunkFile(file.path, text, {
     syntax: !buildOutput,
@@ -38,6 +48,12 @@ export async function chunksOf(
   return { chunks, windowed };
 }
 
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
+}
+
 /** The size and mtime a file's chunks are made from (what decides whether saved chunks are still good). */
 export const stampOf = (file: WalkedFile): FileStamp => ({ size: file.size, mtimeMs: file.mtimeMs });
 
@@ -45,6 +61,8 @@ export const stampOf = (file: WalkedFile): FileStamp => ({ size: file.size, mtim
 export interface IndexReport {
   /** Walked files left out as not text ({@link looksBinary}). */
   notText: number;
+  /** Walked files left out for lines over 1,000 characters on average (machine-made text). */
+  longLines: number;
   /** Files of a language with a grammar cut in line windows: lines too long, or the parse over its budget. */
   windowed: number;
 }
@@ -77,7 +95,7 @@ export async function chunkAll(
   let done = 0;
   let count = 0;
   let rechunked = 0;
-  const report: IndexReport = { notText: 0, windowed: 0 };
+  const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
   const reader = repoFiles(root);
   const perFile = await mapConcurrent(files, CONCURRENCY, async (file) => {
     const old = options.saved?.get(file.path);
@@ -90,6 +108,7 @@ export async function chunkAll(
         rechunked++;
         if (outcome.windowed) report.windowed++;
       } else if (outcome.skipped === 'not text') report.notText++;
+      else if (outcome.skipped === 'long lines') report.longLines++;
     }
     count += chunks?.length ?? 0;
     options.onProgress?.(++done, files.length, count);

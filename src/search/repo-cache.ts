@@ -126,9 +126,10 @@ export class RepoCache {
     index.then(
       (ready) => {
         const ms = Math.round(performance.now() - started);
-        const { notText, windowed } = ready.report;
+        const { notText, longLines, windowed } = ready.report;
         const guarded = [
           notText ? `${notText} left out as not text` : '',
+          longLines ? `${longLines} left out for lines over 1,000 characters` : '',
           windowed ? `${windowed} cut in line windows (lines too long or parse over budget)` : '',
         ].filter(Boolean);
         log(

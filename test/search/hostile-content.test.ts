@@ -134,15 +134,20 @@ describe('chunkFile under hostile text', () => {
 });
 
 describe('CodeIndex.build over hostile content', () => {
-  it('leaves NUL-free bytes under code extensions out, counts them, and still indexes the real code', async () => {
+  it('leaves NUL-free bytes and base64 blobs under code extensions out, counts them, and still indexes the real code', async () => {
     const root = join(base, 'bytes');
     await mkdir(join(root, 'src'), { recursive: true });
     for (const [i, ext] of ['ts', 'js', 'py', 'go', 'rs', 'java'].entries())
       await writeFile(join(root, 'src', `blob${i}.${ext}`), nulFree(64 * 1024));
+    // Text, but machine-made: a base64 blob posing as a module (undici ships two such files).
+    await writeFile(
+      join(root, 'src/blob-wasm.js'),
+      `module.exports = '${randomBytes(48 * 1024).toString('base64')}';\n`,
+    );
     await writeFile(join(root, 'src/real.ts'), 'export function realCodeStays() {\n  return 1;\n}\n');
     const index = await CodeIndex.build(root, { saved: false, vectors: 'none' });
     expect(index.files).toBe(1);
-    expect(index.report).toEqual({ notText: 6, windowed: 0 });
+    expect(index.report).toEqual({ notText: 6, longLines: 1, windowed: 0 });
     expect(index.search('realCodeStays', 1)[0]?.chunk.path).toBe('src/real.ts');
   });
 });
