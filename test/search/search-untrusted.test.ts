@@ -118,4 +118,22 @@ describe('mcpkit search-server over an untrusted repository', () => {
     // Reading /dev/zero costs half a GiB a time; nothing near that may be held.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(256 * 1024 * 1024);
   });
+
+  it('still watches a root that is itself a symlink (links under it are not followed, the root is)', async () => {
+    const linkedRoot = join(base, 'root-link');
+    await symlink(repo, linkedRoot);
+    const linked = createSearchServer({ root: linkedRoot, env: {}, vectors: 'none', log: () => undefined });
+    try {
+      await linked.ready();
+      await writeFile(join(repo, 'src/through-root-link.ts'), 'export function seenThroughRootLink() {}\n');
+      const index = await eventually(async () => {
+        const current = await linked.ready();
+        return current.hasFile('src/through-root-link.ts') ? current : undefined;
+      });
+      expect(index.search('seenThroughRootLink', 1)[0]?.chunk.path).toBe('src/through-root-link.ts');
+      expect(index.chunks.filter((c) => OUTSIDE_WORDS.some((w) => c.content.includes(w)))).toEqual([]);
+    } finally {
+      await linked.close();
+    }
+  });
 });
