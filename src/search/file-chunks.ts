@@ -25,8 +25,9 @@ const MAX_MEAN_LINE = 1000;
 /**
  * The one way a walked file becomes chunks, at build and when it changes while the index is live: read through
  * {@link repoFiles} (a regular file inside the repository, nothing else), left out when it is binary
- * ({@link looksBinary}) or machine-made (lines over 1,000 characters on average), cut at syntax unless it is build output of an indexed TypeScript source (line windows: it
- * ranks low anyway, and a parse costs zod 40% of its index time).
+ * ({@link looksBinary}) or machine-made (lines over 1,000 characters on average), cut at syntax unless it is
+ * build output of an indexed TypeScript source (line windows: it ranks low anyway, and a parse costs zod 40% of
+ * its index time).
  */
 export async function chunksOf(
   reader: RepoFiles,
@@ -48,6 +49,7 @@ export async function chunksOf(
   return { chunks, windowed };
 }
 
+/** Lines in a text, counted without splitting it (the file may be a megabyte of one line). */
 function lineCount(text: string): number {
   let lines = 1;
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;

@@ -10,7 +10,7 @@ export const INDEX_FILE = '.mcpkit/search-index.json';
 /** The largest saved index read: about the most V8 holds as one string. */
 const MAX_INDEX_BYTES = 500 * 1024 * 1024;
 /** Bumped whenever chunks would come out differently: an index saved by another version is rebuilt. */
-export const CHUNKER_VERSION = 2;
+export const CHUNKER_VERSION = 3;
 
 /** A file as the index saw it: size and modification time decide whether its chunks are still good. */
 export type FileStamp = { size: number; mtimeMs: number };
