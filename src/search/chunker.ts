@@ -17,6 +17,24 @@ export interface Chunk {
 const MAX_LINES = 60;
 /** Line windows for text without a grammar. */
 const WINDOW = 40;
+/**
+ * Lines this long on average are not code anyone wrote (minified or generated text, or bytes posing as code):
+ * parsing them costs far more than it tells, so such a file is cut in line windows.
+ */
+const MAX_MEAN_LINE = 400;
+/**
+ * How long one file may take to parse and cut at syntax. Real files take well under 100 ms (a 1 MiB one too);
+ * text built to make the parser's error recovery work hard is stopped here and cut in line windows.
+ */
+const PARSE_BUDGET_MS = 1000;
+/**
+ * A node with more children than this is not code anyone wrote (500,000 `{` make one flat error node):
+ * listing them alone would cost a second. Treated as over budget.
+ */
+const MAX_CHILDREN = 20_000;
+
+/** Thrown inside {@link splitNode} when the file's budget is spent. */
+class OverBudget extends Error {}
 
 const require = createRequire(import.meta.url);
 let parser: Promise<Parser> | undefined;
@@ -49,6 +67,11 @@ async function grammarFor(grammar: string): Promise<{ parser: Parser; language: 
 export interface ChunkOptions {
   /** Cut at syntax (default true); false: line windows, for build output that nobody reads by unit. */
   syntax?: boolean;
+  /**
+   * Called when a file of a language with a grammar is cut in line windows instead, with why: its lines are
+   * too long on average, its parse ran over the budget (1 s), or the grammar failed on it.
+   */
+  onLineWindows?: (why: 'long lines' | 'parse budget' | 'parse error') => void;
 }
 
 /**
@@ -60,17 +83,29 @@ export async function chunkFile(path: string, text: string, options: ChunkOption
   const spec = languageOf(path);
   const lines = text.split('\n');
   if (spec.grammar && spec.units && options.syntax !== false) {
-    try {
-      const { parser, language } = await grammarFor(spec.grammar);
-      parser.setLanguage(language);
-      const tree = parser.parse(text);
-      if (tree) {
-        const ranges = mergeTiny(splitNode(tree.rootNode, new Set(spec.units)));
-        tree.delete();
-        return ranges.map((range) => toChunk(path, spec, lines, range));
+    if (text.length > MAX_MEAN_LINE * lines.length) options.onLineWindows?.('long lines');
+    else {
+      try {
+        const { parser, language } = await grammarFor(spec.grammar);
+        parser.setLanguage(language);
+        const until = performance.now() + PARSE_BUDGET_MS;
+        // Returning true from the progress callback cancels the parse (typed as void in web-tree-sitter).
+        const tree = parser.parse(text, null, { progressCallback: () => performance.now() > until });
+        if (tree) {
+          try {
+            const ranges = mergeTiny(splitNode(tree.rootNode, new Set(spec.units), until));
+            return ranges.map((range) => toChunk(path, spec, lines, range));
+          } finally {
+            tree.delete();
+          }
+        }
+        // A cancelled parse would be resumed by the next one: start that from the beginning.
+        parser.reset();
+        options.onLineWindows?.('parse budget');
+      } catch (error) {
+        // Over budget, or a grammar that fails on this file: line windows still index it.
+        options.onLineWindows?.(error instanceof OverBudget ? 'parse budget' : 'parse error');
       }
-    } catch {
-      // A grammar that fails on this file: line windows still index it.
     }
   }
   const ranges = spec.name === 'markdown' ? markdownSections(lines) : windows(0, lines.length - 1);
@@ -84,7 +119,8 @@ interface Range {
   symbols: string[];
 }
 
-function splitNode(node: SyntaxNode, units: ReadonlySet<string>): Range[] {
+function splitNode(node: SyntaxNode, units: ReadonlySet<string>, until: number): Range[] {
+  if (node.childCount > MAX_CHILDREN || performance.now() > until) throw new OverBudget();
   const out: Range[] = [];
   /** Statements between units; `comments`: the first row of the comments that end it (-1: none). */
   let glue: { start: number; end: number; comments: number } | undefined;
@@ -112,7 +148,7 @@ function splitNode(node: SyntaxNode, units: ReadonlySet<string>): Range[] {
       if (end - start + 1 <= MAX_LINES) {
         out.push({ start: unitStart, end, symbols: symbolsOf(child) });
       } else {
-        const inner = splitNode(child, units);
+        const inner = splitNode(child, units, until);
         const pieces = inner.length > 0 ? inner : windows(unitStart, end);
         const first = pieces[0];
         // The unit's own name goes with its first piece: a class too long for one chunk is split at its

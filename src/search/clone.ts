@@ -1,40 +1,10 @@
 import { lookup } from 'node:dns/promises';
-import { readdir, stat } from 'node:fs/promises';
-import { BlockList, isIP } from 'node:net';
+import { lstat, readdir } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { McpkitError } from '../errors/index.js';
 import { spawnGroup, stopGroup } from '../internal/process-group.js';
-
-/** Addresses a clone must not reach unless MCPKIT_ALLOW_PRIVATE_CLONE=1 (SSRF into the local network). */
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // CGNAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
-
-function isPrivate(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return PRIVATE.check(mapped[1], 'ipv4');
-  return PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
-}
+import { isPrivateAddress } from './private-address.js';
 
 /** A URL that passed the checks, with the address git must connect to (pinned: no DNS rebinding). */
 export interface CheckedUrl {
@@ -45,8 +15,8 @@ export interface CheckedUrl {
 
 /**
  * Checks a repository URL before anything is fetched: only https:// and http://, no credentials, and every
- * address the host resolves to public — loopback, private, link-local, CGNAT and unique-local ranges are
- * refused unless `allowPrivate`. Throws a McpkitError (INVALID_ARGUMENT) saying which rule it broke.
+ * address the host resolves to public ({@link isPrivateAddress}: loopback, private, link-local, CGNAT and
+ * unique-local ranges, also as an IPv6 address that carries one) unless `allowPrivate`. Throws a McpkitError (INVALID_ARGUMENT) saying which rule it broke.
  */
 export async function checkCloneUrl(raw: string, allowPrivate: boolean): Promise<CheckedUrl> {
   if (/^[\w.-]+@[\w.-]+:/.test(raw))
@@ -69,7 +39,7 @@ export async function checkCloneUrl(raw: string, allowPrivate: boolean): Promise
           throw refuse(`${raw}: cannot resolve ${host}: ${error.message}`);
         },
       );
-  const blocked = addresses.filter(isPrivate);
+  const blocked = addresses.filter(isPrivateAddress);
   if (!allowPrivate && blocked.length > 0)
     throw refuse(
       `${raw}: ${host} is a loopback, private or link-local address (${blocked.join(', ')}); set MCPKIT_ALLOW_PRIVATE_CLONE=1 to allow it`,
@@ -182,7 +152,8 @@ async function sizeOf(dir: string): Promise<number> {
   for (const entry of entries) {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) total += await sizeOf(full);
-    else total += (await stat(full).catch(() => ({ size: 0 }))).size;
+    // lstat: a link in the checkout counts as itself, not as whatever it points to (a device, a huge file).
+    else total += (await lstat(full).catch(() => ({ size: 0 }))).size;
   }
   return total;
 }

@@ -9,7 +9,7 @@ import {
   vectorMatrix,
 } from './chunk-vectors.js';
 import type { Chunk } from './chunker.js';
-import { chunkAll, chunksOf, stampOf } from './file-chunks.js';
+import { chunkAll, chunksOf, type IndexReport, stampOf } from './file-chunks.js';
 import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
 import { languageOf } from './languages.js';
 import {
@@ -21,6 +21,7 @@ import {
   rankChunks,
   type SearchHit,
 } from './ranking.js';
+import { repoFiles } from './repo-file.js';
 import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
 import { isSkippedDir, type WalkedFile, type WalkOptions, walk, walkOne } from './walk.js';
@@ -75,6 +76,8 @@ export class CodeIndex {
     private readonly walked: WalkMode,
     /** The vectors, shared with the indexes derived from this one (withFiles), possibly still being learned. */
     private readonly vectors: VectorState,
+    /** What the build left out or could not parse (an index derived by withFiles keeps its build's). */
+    readonly report: IndexReport,
     /** Each chunk's terms, when the caller has them already. */
     terms?: readonly ChunkTerms[],
   ) {
@@ -125,7 +128,7 @@ export class CodeIndex {
     if (typeof saved === 'string') options.onWarning?.(`${saved}; indexing from scratch`);
     const reusable = typeof saved === 'object' ? saved.files : undefined;
     const twins = buildOutputs(files.map((file) => file.path));
-    const { chunks, stamps, rechunked } = await chunkAll(root, files, twins, {
+    const { chunks, stamps, rechunked, report } = await chunkAll(root, files, twins, {
       ...(reusable ? { saved: reusable } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
@@ -135,7 +138,8 @@ export class CodeIndex {
         `the saved index of ${root} is out of date (${rechunked} files new or changed, ${removed} gone); re-indexed those`,
       );
     const terms = chunks.map(termsOf);
-    const make = (vectors: VectorState) => new CodeIndex(root, chunks, stamps, walked, vectors, terms);
+    const make = (vectors: VectorState) =>
+      new CodeIndex(root, chunks, stamps, walked, vectors, report, terms);
     if (options.model) return make(settledVectors(options.model)).prepared();
     if (options.vectors === 'none') return make(settledVectors());
     if (chunks.length > MAX_VECTOR_CHUNKS) {
@@ -179,10 +183,11 @@ export class CodeIndex {
     const twins = buildOutputs([...stamps.keys(), ...fresh.keys()]);
     for (const path of [...stamps.keys()]) if (twins.has(path) !== this.twins.has(path)) await visit(path);
     const made = new Map<string, Chunk[]>();
+    const reader = repoFiles(this.root);
     for (const file of fresh.values()) {
-      const chunks = await chunksOf(this.root, file, twins.has(file.path));
-      if (!chunks) continue;
-      made.set(file.path, chunks);
+      const outcome = await chunksOf(reader, file, twins.has(file.path));
+      if (!('chunks' in outcome)) continue;
+      made.set(file.path, outcome.chunks);
       stamps.set(file.path, stampOf(file));
     }
     // In the walker's order, as a fresh build has them: ties in ranking fall the same way.
@@ -194,6 +199,7 @@ export class CodeIndex {
       new Map(order.map((p) => [p, stamps.get(p) as FileStamp])),
       this.walked,
       this.vectors,
+      this.report,
     );
   }
 

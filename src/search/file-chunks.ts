@@ -1,27 +1,73 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mapConcurrent } from '../internal/concurrency.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import type { FileStamp, SavedFiles } from './index-store.js';
-import { looksBinary, type WalkedFile } from './walk.js';
+import { type RepoFiles, repoFiles } from './repo-file.js';
+import { looksBinary } from './text-sniff.js';
+import { MAX_BYTES, type WalkedFile } from './walk.js';
 
 /**
- * The one way a walked file becomes chunks, at build and when it changes while the index is live: read as
- * UTF-8, left out when it cannot be read or is binary, cut at syntax unless it is build output of an indexed
- * TypeScript source (line windows: it ranks low anyway, and a parse costs zod 40% of its index time).
+ * What became of one file: its chunks (`windowed` when its language has a grammar but it was cut in line
+ * windows: lines too long, parse over budget), or why it has none (not readable as a regular file inside the
+ * repository, or not text).
+ */
+export type FileOutcome =
+  | { chunks: Chunk[]; windowed: boolean }
+  | { skipped: 'unreadable' | 'not text' | 'long lines' };
+
+/**
+ * Lines this long on average are machine-made — base64 blobs (undici's `llhttp-wasm.js`), bundles, minified code
+ * without `.min` in its name — and worth nothing to search, while high-entropy text costs the index several
+ * times its size in terms: such a file is left out, as the walk leaves out minified files by name.
+ */
+const MAX_MEAN_LINE = 1000;
+
+/**
+ * The one way a walked file becomes chunks, at build and when it changes while the index is live: read through
+ * {@link repoFiles} (a regular file inside the repository, nothing else), left out when it is binary
+ * ({@link looksBinary}) or machine-made (lines over 1,000 characters on average), cut at syntax unless it is
+ * build output of an indexed TypeScript source (line windows: it ranks low anyway, and a parse costs zod 40% of
+ * its index time).
  */
 export async function chunksOf(
-  root: string,
+  reader: RepoFiles,
   file: WalkedFile,
   buildOutput: boolean,
-): Promise<Chunk[] | undefined> {
-  const text = await readFile(join(root, file.path), 'utf8').catch(() => undefined);
-  if (text === undefined || looksBinary(text)) return undefined;
-  return chunkFile(file.path, text, { syntax: !buildOutput });
+): Promise<FileOutcome> {
+  const bytes = await reader.read(join(reader.root, file.path), { maxBytes: MAX_BYTES });
+  if (bytes === undefined) return { skipped: 'unreadable' };
+  const text = bytes.toString('utf8');
+  if (looksBinary(text)) return { skipped: 'not text' };
+  if (text.length > MAX_MEAN_LINE * lineCount(text)) return { skipped: 'long lines' };
+  let windowed = false;
+  const chunks = await chunkFile(file.path, text, {
+    syntax: !buildOutput,
+    onLineWindows: () => {
+      windowed = true;
+    },
+  });
+  return { chunks, windowed };
+}
+
+/** Lines in a text, counted without splitting it (the file may be a megabyte of one line). */
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
 }
 
 /** The size and mtime a file's chunks are made from (what decides whether saved chunks are still good). */
 export const stampOf = (file: WalkedFile): FileStamp => ({ size: file.size, mtimeMs: file.mtimeMs });
+
+/** Files an index build left out or could not parse, by cause (the hostile-content guards at work). */
+export interface IndexReport {
+  /** Walked files left out as not text ({@link looksBinary}). */
+  notText: number;
+  /** Walked files left out for lines over 1,000 characters on average (machine-made text). */
+  longLines: number;
+  /** Files of a language with a grammar cut in line windows: lines too long, or the parse over its budget. */
+  windowed: number;
+}
 
 /** What {@link chunkAll} made: chunks in file order, the stamp of every file indexed, how many were chunked. */
 export interface ChunkedFiles {
@@ -29,6 +75,7 @@ export interface ChunkedFiles {
   stamps: Map<string, FileStamp>;
   /** Files chunked now (not taken from the saved index). */
   rechunked: number;
+  report: IndexReport;
 }
 
 /** Files read and chunked at once while indexing: reads overlap the chunking of files already read. */
@@ -50,13 +97,20 @@ export async function chunkAll(
   let done = 0;
   let count = 0;
   let rechunked = 0;
+  const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
+  const reader = repoFiles(root);
   const perFile = await mapConcurrent(files, CONCURRENCY, async (file) => {
     const old = options.saved?.get(file.path);
     let chunks: Chunk[] | undefined;
     if (old && old.stamp.size === file.size && old.stamp.mtimeMs === file.mtimeMs) chunks = old.chunks;
     else {
-      chunks = await chunksOf(root, file, twins.has(file.path));
-      if (chunks) rechunked++;
+      const outcome = await chunksOf(reader, file, twins.has(file.path));
+      if ('chunks' in outcome) {
+        chunks = outcome.chunks;
+        rechunked++;
+        if (outcome.windowed) report.windowed++;
+      } else if (outcome.skipped === 'not text') report.notText++;
+      else if (outcome.skipped === 'long lines') report.longLines++;
     }
     count += chunks?.length ?? 0;
     options.onProgress?.(++done, files.length, count);
@@ -70,5 +124,5 @@ export async function chunkAll(
     chunks.push(...made);
     stamps.set(file.path, stampOf(file));
   }
-  return { chunks, stamps, rechunked };
+  return { chunks, stamps, rechunked, report };
 }

@@ -10,5 +10,6 @@ export { createSearchServer, type SearchServer, type SearchServerOptions } from 
 export { FindRelatedArgsSchema, SEARCH_TOOLS, SearchArgsSchema } from './search-tools.js';
 export { StaticModel } from './static-model.js';
 export { synonymsOf } from './synonyms.js';
+export { looksBinary } from './text-sniff.js';
 export { stem, type TokenizeOptions, tokenize } from './tokenize.js';
-export { looksBinary, type WalkedFile, type WalkOptions, walk } from './walk.js';
+export { type WalkedFile, type WalkOptions, walk } from './walk.js';

@@ -126,8 +126,14 @@ export class RepoCache {
     index.then(
       (ready) => {
         const ms = Math.round(performance.now() - started);
+        const { notText, longLines, windowed } = ready.report;
+        const guarded = [
+          notText ? `${notText} left out as not text` : '',
+          longLines ? `${longLines} left out for lines over 1,000 characters` : '',
+          windowed ? `${windowed} cut in line windows (lines too long or parse over budget)` : '',
+        ].filter(Boolean);
         log(
-          `${clone ? 'cloned and indexed' : 'indexed'} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${ms} ms`,
+          `${clone ? 'cloned and indexed' : 'indexed'} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${ms} ms${guarded.length ? ` (${guarded.join(', ')})` : ''}`,
         );
         if (!clone && this.options.watch !== false && this.entries.get(key) === entry) {
           this.watch(key, entry, ready);

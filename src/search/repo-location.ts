@@ -1,7 +1,8 @@
 import { realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { McpkitError } from '../errors/index.js';
 import { type CheckedUrl, checkCloneUrl } from './clone.js';
+import { isInside } from './repo-file.js';
 
 /** Where a tool's `repo` points: the cache key (a real directory, or a URL's href) and, for a URL, its check. */
 export interface RepoLocation {
@@ -52,8 +53,3 @@ export function repoLocator(
 }
 
 const refuse = (message: string) => new McpkitError('INVALID_ARGUMENT', message);
-
-function isInside(dir: string, base: string): boolean {
-  const rel = relative(base, dir);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { watch } from 'chokidar';
 
@@ -13,7 +14,8 @@ export interface RepoWatch {
 
 /**
  * Watches a repository and reports the files added, changed or deleted (relative, with `/`) once they
- * settle, in one batch. Directories the index's walk skips are not watched at all (node_modules is large).
+ * settle, in one batch. Directories the index's walk skips are not watched at all (node_modules is large), nor
+ * anything behind a symlink.
  */
 export function watchRepo(
   dir: string,
@@ -22,12 +24,24 @@ export function watchRepo(
 ): RepoWatch {
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
-  const watcher = watch(dir, {
+  // Links are not followed (below), the root's own included: a root that is a link (`~/work -> /data/work`) is
+  // watched by its real path, or nothing under it would be. The paths reported stay relative, as the walk's.
+  const real = (() => {
+    try {
+      return realpathSync(dir);
+    } catch {
+      return dir;
+    }
+  })();
+  const watcher = watch(real, {
     ignoreInitial: true,
-    ignored: (path: string) => relative(dir, path).split(sep).some(skipsDir),
+    // A link is reported as the link, never walked into: one to / or a home directory would otherwise have
+    // every file behind it watched (and offered to the index, which refuses them: see walkOne).
+    followSymlinks: false,
+    ignored: (path: string) => relative(real, path).split(sep).some(skipsDir),
   });
   const changed = (path: string) => {
-    pending.add(relative(dir, path).split(sep).join('/'));
+    pending.add(relative(real, path).split(sep).join('/'));
     clearTimeout(timer);
     timer = setTimeout(() => {
       const paths = [...pending];

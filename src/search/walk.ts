@@ -1,7 +1,9 @@
-import { lstat, open, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { mapConcurrent } from '../internal/concurrency.js';
+import { type RepoFiles, repoFiles } from './repo-file.js';
+import { looksBinary, SNIFF_BYTES } from './text-sniff.js';
 
 /** Directories that hold dependencies, builds or tool state: never code the user wrote. */
 const SKIPPED_DIRS = new Set([
@@ -34,23 +36,21 @@ const SKIPPED_DIRS = new Set([
 const BUILD_DIRS = new Set(['dist', 'build', 'out']);
 /** Generated files that look like source. */
 const SKIPPED_FILES = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|-lock\.yaml|\.snap|\.pb\.go|_pb2\.py)$/;
-const MAX_BYTES = 1024 * 1024;
+/** The largest file indexed (and the largest `.gitignore` read). */
+export const MAX_BYTES = 1024 * 1024;
 /** A guard against indexing a whole disk by mistake. */
 const MAX_FILES = 100_000;
 
 /** Options for {@link walk}. */
 export interface WalkOptions {
   /**
-   * Open each file to look for a NUL byte in its first 8 KiB (default true). A caller that reads every
-   * file anyway checks that itself ({@link looksBinary}) and saves an open, a read and a close per file.
+   * Open each file to see whether its first 8 KiB are text ({@link looksBinary}; default true). A caller that
+   * reads every file anyway checks that itself and saves an open, a read and a close per file.
    */
   sniff?: boolean;
   /** Walk into `dist`, `build` and `out` too (default false). */
   buildDirs?: boolean;
 }
-
-/** Whether text read from a file is binary: a NUL in its first 8 KiB (the walker's own test). */
-export const looksBinary = (text: string): boolean => text.slice(0, 8192).includes('\0');
 
 /** A file to index: its path relative to the root (with `/`), its size and modification time. */
 export interface WalkedFile {
@@ -61,9 +61,10 @@ export interface WalkedFile {
 
 /**
  * Every indexable file under `root`: `.gitignore` and `.ignore` honoured at every level, dependency /
- * build / tool directories skipped, files over 1 MiB, binaries (a NUL byte in the first 8 KiB) and
- * generated files (minified, source maps, lock files, snapshots) left out; at most `maxFiles` files
- * (100,000). Sorted by path.
+ * build / tool directories skipped, files over 1 MiB, binaries ({@link looksBinary}) and generated files
+ * (minified, source maps, lock files, snapshots) left out; at most `maxFiles` files (100,000). Sorted by path.
+ * Only regular files and real directories are taken: a symlink is never followed (it could lead out of the
+ * repository), and devices, FIFOs and sockets are never opened.
  */
 export async function walk(
   root: string,
@@ -71,12 +72,13 @@ export async function walk(
   options: WalkOptions = {},
 ): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
+  const reader = repoFiles(root);
   let seen = 0;
   // Directories are walked concurrently, and the files of each are stat'ed and sniffed concurrently: one
   // await after another leaves the CPU idle. The order is restored by the sort at the end.
   const visit = async (dir: string, rules: readonly { base: string; ig: Ignore }[]) => {
     if (seen >= maxFiles) return;
-    const local = await ignoreRules(dir);
+    const local = await ignoreRules(reader, dir);
     const active = local ? [...rules, { base: dir, ig: local }] : rules;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     const files: string[] = [];
@@ -94,7 +96,7 @@ export async function walk(
     }
     const found = await mapConcurrent(files, 32, async (full) => {
       const file = await stamped(root, full);
-      if (!file || (options.sniff !== false && (await isBinary(full)))) return undefined;
+      if (!file || (options.sniff !== false && (await isBinary(reader, full)))) return undefined;
       return file;
     });
     for (const file of found) if (file) out.push(file);
@@ -104,30 +106,27 @@ export async function walk(
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-async function ignoreRules(dir: string): Promise<Ignore | undefined> {
+/** A directory's `.gitignore` and `.ignore` (a link to one is followed only to a file inside the repository). */
+async function ignoreRules(reader: RepoFiles, dir: string): Promise<Ignore | undefined> {
   let rules: Ignore | undefined;
   for (const name of ['.gitignore', '.ignore']) {
-    const text = await readFile(join(dir, name), 'utf8').catch(() => undefined);
-    if (text !== undefined) rules = (rules ?? ignore()).add(text);
+    const bytes = await reader.read(join(dir, name), { maxBytes: MAX_BYTES, follow: true });
+    if (bytes !== undefined) rules = (rules ?? ignore()).add(bytes.toString('utf8'));
   }
   return rules;
 }
 
-async function isBinary(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
+/** Binary, or no longer a regular file inside the repository (replaced since it was listed). */
+async function isBinary(reader: RepoFiles, file: string): Promise<boolean> {
+  const head = await reader.read(file, { maxBytes: MAX_BYTES, head: SNIFF_BYTES });
+  return head === undefined || looksBinary(head);
 }
 
 /**
  * The walker's verdict on one path (relative to `root`, with `/`), for a file that changed after the walk: the
  * same rules — skipped directories and generated names, `.gitignore` / `.ignore` at every level, size — so a file
- * saved while the index is live is in it exactly when a fresh walk would find it. Binaries are the reader's check.
+ * saved while the index is live is in it exactly when a fresh walk would find it: never through a linked
+ * directory, never a link itself. Binaries are the reader's check.
  */
 export async function walkOne(
   root: string,
@@ -135,14 +134,19 @@ export async function walkOne(
   options: Pick<WalkOptions, 'buildDirs'> = {},
 ): Promise<WalkedFile | undefined> {
   const parts = path.split('/');
+  if (parts.some((name) => name === '' || name === '.' || name === '..')) return undefined;
+  const reader = repoFiles(root);
   let rules: { base: string; ig: Ignore }[] = [];
   let dir = root;
   for (const [i, name] of parts.entries()) {
-    const local = await ignoreRules(dir);
+    const local = await ignoreRules(reader, dir);
     if (local) rules = [...rules, { base: dir, ig: local }];
     const full = join(dir, name);
     const isDir = i < parts.length - 1;
     if (skipsName(name, isDir, options) || isIgnored(rules, full, isDir)) return undefined;
+    // The walk enters real directories only: a file reached through a linked one (a link added to a running
+    // server, `ln -s /etc x`) is not in the repository.
+    if (isDir && !(await lstat(full).catch(() => undefined))?.isDirectory()) return undefined;
     dir = full;
   }
   return stamped(root, dir);
