@@ -3,12 +3,14 @@ import type { Command } from 'commander';
 import {
   CodeIndex,
   createSearchServer,
+  describeReport,
   formatResults,
   resultsJson,
   SEARCH_MODES,
   type SearchMode,
   StaticModel,
 } from '../search/index.js';
+import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, hostAddress, parseTransport, portNumber, positiveInteger, usage } from './options.js';
@@ -140,6 +142,9 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       if (tty) io.err('\n');
       const ms = Math.round(performance.now() - started);
       const file = await index.save();
-      io.out(`indexed ${index.files} files, ${index.chunks.length} chunks in ${ms} ms; saved ${file}\n`);
+      const guarded = describeReport(index.report);
+      io.out(
+        `indexed ${count(index.files, 'file')}, ${count(index.chunks.length, 'chunk')} in ${ms} ms${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
+      );
     });
 }

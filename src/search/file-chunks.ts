@@ -69,6 +69,18 @@ export interface IndexReport {
   windowed: number;
 }
 
+/** What an index left out or cut coarsely, in words (`3 left out as not text, …`); empty when nothing was. */
+export function describeReport(report: IndexReport): string {
+  const { notText, longLines, windowed } = report;
+  return [
+    notText ? `${notText} left out as not text` : '',
+    longLines ? `${longLines} left out for lines over 1,000 characters` : '',
+    windowed ? `${windowed} cut in line windows (lines too long or parse over budget)` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
 /** What {@link chunkAll} made: chunks in file order, the stamp of every file indexed, how many were chunked. */
 export interface ChunkedFiles {
   chunks: Chunk[];

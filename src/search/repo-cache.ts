@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { McpkitError } from '../errors/index.js';
 import { type CheckedUrl, cloneRepo } from './clone.js';
 import { type BuildOptions, CodeIndex } from './code-index.js';
+import { describeReport } from './file-chunks.js';
 import { type RepoWatch, watchRepo } from './repo-watcher.js';
 
 /** Options for {@link RepoCache}. */
@@ -126,14 +127,9 @@ export class RepoCache {
     index.then(
       (ready) => {
         const ms = Math.round(performance.now() - started);
-        const { notText, longLines, windowed } = ready.report;
-        const guarded = [
-          notText ? `${notText} left out as not text` : '',
-          longLines ? `${longLines} left out for lines over 1,000 characters` : '',
-          windowed ? `${windowed} cut in line windows (lines too long or parse over budget)` : '',
-        ].filter(Boolean);
+        const guarded = describeReport(ready.report);
         log(
-          `${clone ? 'cloned and indexed' : 'indexed'} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${ms} ms${guarded.length ? ` (${guarded.join(', ')})` : ''}`,
+          `${clone ? 'cloned and indexed' : 'indexed'} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${ms} ms${guarded ? ` (${guarded})` : ''}`,
         );
         if (!clone && this.options.watch !== false && this.entries.get(key) === entry) {
           this.watch(key, entry, ready);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,22 @@ describe('mcpkit query and mcpkit index', () => {
     expect((await query('purgeExpired')).stderr).toContain(
       'was written by another version of the chunker; indexing from scratch',
     );
+  });
+});
+
+describe('mcpkit index on hostile content', () => {
+  it('says what it left out and why', async () => {
+    const hostile = join(base, 'hostile');
+    await mkdir(join(hostile, 'src'), { recursive: true });
+    await writeFile(join(hostile, 'src/ok.ts'), 'export function fine() {\n  return 1;\n}\n');
+    // Bytes that are not text under a code extension, without a NUL (the old sniff let them through).
+    await writeFile(
+      join(hostile, 'src/blob.ts'),
+      Buffer.from(Array.from({ length: 4096 }, (_, i) => 1 + (i % 30))),
+    );
+    const { code, stdout } = await mcpkit(base, 'index', hostile);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^indexed 1 file, 1 chunk in \d+ ms \(1 left out as not text\); saved /);
   });
 });
 
