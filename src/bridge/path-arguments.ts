@@ -4,6 +4,9 @@ import { expandVariables } from '../config/variables.js';
 import { McpkitError } from '../errors/index.js';
 import type { ToolContract } from './contract.js';
 
+/** Linux's PATH_MAX: no longer path can be opened, and resolving one costs a syscall per level. */
+const PATH_MAX = 4096;
+
 /** A tool's path arguments, their roots expanded and made absolute once, at start. */
 export interface PathArguments {
   /** Arguments confined to fixed roots, in declaration order. */
@@ -65,7 +68,12 @@ export async function confinePaths(
     const resolved: string[] = [];
     for (const item of items) {
       if (typeof item !== 'string') continue;
-      const real = await resolveReal(resolve(base, item));
+      const absolute = resolve(base, item);
+      if (Buffer.byteLength(absolute) > PATH_MAX) {
+        problems.push(`argument ${name}: longer than ${PATH_MAX} bytes`);
+        continue;
+      }
+      const real = await resolveReal(absolute);
       const inside = await someInside(real, roots);
       if (!inside) problems.push(`argument ${name}: "${item}" resolves to ${real}, outside ${shown}`);
       resolved.push(real);
@@ -91,12 +99,17 @@ export async function confinePaths(
  * ancestor with the rest appended, so a link anywhere on the way is followed.
  */
 async function resolveReal(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch {
-    const parent = dirname(path);
-    if (parent === path) return path;
-    return join(await resolveReal(parent), basename(path));
+  const rest: string[] = [];
+  for (let current = path; ; ) {
+    try {
+      return join(await realpath(current), ...rest);
+    } catch {
+      // Missing, a loop, no permission, a NUL byte: look one level up (the program meets the same error).
+      const parent = dirname(current);
+      if (parent === current) return path;
+      rest.unshift(basename(current));
+      current = parent;
+    }
   }
 }
 

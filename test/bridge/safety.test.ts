@@ -117,6 +117,13 @@ describe('bridge: path arguments stay inside their roots', () => {
         const result = await bridge.call('read', { file: given });
         expect([result.isError, textOf(result)]).toEqual([true, refused(given, real)]);
       }
+      // Hostile shapes are refused, never a crash: a NUL byte, a path longer than any the OS opens.
+      expect(textOf(await bridge.call('read', { file: 'root/a\0b' }))).toBe(
+        'Invalid arguments for read; nothing was run:\n- argument file: contains a NUL byte',
+      );
+      expect(textOf(await bridge.call('read', { file: 'a/'.repeat(3000) }))).toBe(
+        'Invalid arguments for read; nothing was run:\n- argument file: longer than 4096 bytes',
+      );
       // A file that does not exist yet, inside: allowed (the program decides what to do about it).
       const missing = await bridge.call('read', { file: 'root/none.txt' });
       expect(textOf(missing)).toMatch(/^\/bin\/cat exited with code 1\nstderr:\n.*none\.txt: No such file/);
