@@ -12,16 +12,19 @@ import type { ValidateFunction } from 'ajv';
 // Only the variables module: a bridge must not load the client-config formats to start.
 import { expandVariables } from '../config/variables.js';
 import { McpkitError } from '../errors/index.js';
+import { childEnvironment } from '../internal/child-environment.js';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
+import type { ResourceLimits } from '../internal/resource-limits.js';
 // Not the serve/ barrel: a bridge on stdio must not load the HTTP stack to start.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import { modernResult } from '../serve/modern-result.js';
 import { buildArgv } from './argv.js';
-import { durationMs, sizeBytes, type ToolContract } from './contract.js';
+import { type Contract, durationMs, sizeBytes, type ToolContract } from './contract.js';
 import { inputSchemaOf, lazyValidator, resolveArguments } from './input.js';
 import { JobManager } from './jobs.js';
 import type { LoadedContract } from './load-contract.js';
 import { loadModuleTool, type ModuleTool, runModuleTool } from './module-tools.js';
+import { confinePaths, type PathArguments, pathArgumentsOf } from './path-arguments.js';
 import { progressReporter } from './progress.js';
 import { toolResult } from './results.js';
 import { runProgram } from './runner.js';
@@ -32,7 +35,10 @@ export interface BridgeOptions {
   readOnly?: boolean;
   /** Session default overrides (`--set key=value`). */
   set?: Record<string, unknown>;
-  /** The environment tools inherit and `${VAR}` in `env` expands from; default process.env. */
+  /**
+   * The bridge's environment: `${VAR}` in `env` and path roots expands from it; tools get only its minimal
+   * part (PATH, HOME, locale, proxy, CA) and what the contract's `inheritEnv` names. Default process.env.
+   */
   env?: Readonly<Record<string, string | undefined>>;
   /** Working directory when the contract names none; default process.cwd(). */
   cwd?: string;
@@ -53,6 +59,8 @@ interface PreparedTool {
   contract: ToolContract;
   definition: Tool;
   validate: () => Promise<ValidateFunction>;
+  paths: PathArguments;
+  limits: ResourceLimits;
   module?: ModuleTool;
 }
 
@@ -62,7 +70,7 @@ const PAGE = 100;
 export async function createBridge(loaded: LoadedContract, options: BridgeOptions = {}): Promise<Bridge> {
   const { contract } = loaded;
   const parentEnv = options.env ?? process.env;
-  const env = processEnvironment(parentEnv, contract.env);
+  const env = childEnvironment(parentEnv, expandEnv(parentEnv, contract.env), contract.inheritEnv ?? false);
   const cwd = contract.cwd !== undefined ? resolve(loaded.dir, contract.cwd) : (options.cwd ?? process.cwd());
   const defaults = { ...(contract.defaults ?? {}), ...(options.set ?? {}) };
   const jobs = new JobManager();
@@ -79,7 +87,14 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
       ...(tool.annotations ? { annotations: tool.annotations } : {}),
     };
-    const entry: PreparedTool = { name, contract: tool, definition, validate: lazyValidator(inputSchema) };
+    const entry: PreparedTool = {
+      name,
+      contract: tool,
+      definition,
+      validate: lazyValidator(inputSchema),
+      paths: pathArgumentsOf(tool, loaded.dir, parentEnv, name),
+      limits: limitsOf(tool, contract),
+    };
     if (tool.module)
       entry.module = await loadModuleTool(resolve(loaded.dir, tool.module), tool.function ?? name, name);
     prepared.push(entry);
@@ -99,22 +114,25 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const resolved = resolveArguments(tool.contract, given, defaults, await tool.validate());
     if (!resolved.ok) return invalid(name, resolved.problems);
+    const confined = await confinePaths(tool.paths, resolved.args, cwd);
+    if (!confined.ok) return invalid(name, confined.problems);
+    const args = confined.args;
     const progress = progressReporter(tool.contract.progress, ctx);
     if (tool.module) {
-      const result = await runModuleTool(tool.module, resolved.args, ctx.mcpReq.signal, progress);
+      const result = await runModuleTool(tool.module, args, ctx.mcpReq.signal, progress);
       await progress.flush();
       return result;
     }
-    const argv = buildArgv(tool.contract.argv ?? [], resolved.args);
+    const argv = buildArgv(tool.contract.argv ?? [], args);
     if (!argv.ok) return invalid(name, argv.problems);
     const program = tool.contract.program ?? (contract.program as string);
     if (tool.contract.background !== undefined) {
       const template = tool.contract.background === true ? undefined : tool.contract.background.url;
       const url = template?.replace(/\{([A-Za-z_][A-Za-z0-9_-]*)\}/g, (_, key: string) =>
-        String(resolved.args[key] ?? ''),
+        String(args[key] ?? ''),
       );
       try {
-        const job = await jobs.start(name, program, argv.argv, cwd, env, url);
+        const job = await jobs.start(name, program, argv.argv, cwd, env, url, tool.limits);
         return { content: [{ type: 'text', text: JSON.stringify(job) }], structuredContent: { ...job } };
       } catch (error) {
         return {
@@ -132,11 +150,12 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
       timeoutMs,
       graceMs: durationMs(tool.contract.grace ?? contract.grace, 5000),
       maxOutput: sizeBytes(tool.contract.maxOutput ?? contract.maxOutput, 1024 * 1024),
+      limits: tool.limits,
       signal: ctx.mcpReq.signal,
       ...(progress.onLine ? { onLine: progress.onLine } : {}),
     });
     await progress.flush();
-    return toolResult(tool.contract, program, run, timeoutMs);
+    return toolResult(tool.contract, program, run, timeoutMs, tool.limits);
   };
 
   const factory: McpServerFactory = () => {
@@ -213,13 +232,22 @@ function invalid(name: string, problems: string[]): CallToolResult {
   };
 }
 
-/** The parent environment plus the contract's `env`, `${VAR}`s expanded; an unset variable is an error now, not at call time. */
-function processEnvironment(
+/** A tool's memory and CPU limits (its own, else the contract's); CPU in whole seconds, at least one. */
+function limitsOf(tool: ToolContract, contract: Contract): ResourceLimits {
+  const memory = tool.memory ?? contract.memory;
+  const cpu = tool.cpu ?? contract.cpu;
+  return {
+    ...(memory === undefined ? {} : { memoryBytes: sizeBytes(memory, 0) }),
+    ...(cpu === undefined ? {} : { cpuSeconds: Math.max(1, Math.ceil(durationMs(cpu, 0) / 1000)) }),
+  };
+}
+
+/** The contract's `env` with `${VAR}`s expanded; an unset variable is an error now, not at call time. */
+function expandEnv(
   parent: Readonly<Record<string, string | undefined>>,
   extra: Record<string, string> | undefined,
 ): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(parent)) if (value !== undefined) env[key] = value;
   for (const [key, value] of Object.entries(extra ?? {})) {
     env[key] = expandVariables(value, parent, (name) => {
       throw new McpkitError(

@@ -22,6 +22,26 @@ export const SizeSchema = z
   ])
   .describe('A size: 512KiB, 1MiB, or bytes as a number');
 
+/**
+ * An argument that names a file or directory: its value is resolved (symlinks too) and must lie inside one of
+ * `roots`, or inside the value of another path argument (`within`). The program gets the resolved path.
+ */
+export const PathRuleSchema = z
+  .union([
+    z.strictObject({
+      roots: z
+        .array(z.string().min(1))
+        .min(1)
+        .describe("Allowed directories: absolute, or relative to the contract's directory; ${VAR} expands"),
+    }),
+    z.strictObject({
+      within: z
+        .string()
+        .describe('Another path argument: this one resolves against its value and must stay inside it'),
+    }),
+  ])
+  .describe('A path argument: { roots: [dir, …] } or { within: otherArgument }');
+
 /** One input argument: a JSON Schema property plus `required`. */
 export const ArgumentSchema = z
   .looseObject({
@@ -31,6 +51,7 @@ export const ArgumentSchema = z
     default: z.unknown().optional(),
     enum: z.array(z.union([z.string(), z.number()])).optional(),
     items: z.looseObject({ type: z.enum(['string', 'integer', 'number', 'boolean']) }).optional(),
+    path: PathRuleSchema.optional(),
   })
   .describe(
     'An input argument: JSON Schema keywords (type, description, enum, default, minimum, pattern, items…) plus required',
@@ -71,6 +92,12 @@ const limitsShape = {
   timeout: DurationSchema.optional().describe('Kill the process group after this long (default 60s)'),
   grace: DurationSchema.optional().describe('Between SIGTERM and SIGKILL on timeout or cancel (default 5s)'),
   maxOutput: SizeSchema.optional().describe('stdout kept per call (default 1MiB), then a truncation marker'),
+  memory: SizeSchema.optional().describe(
+    'Memory (heap and private mappings, RLIMIT_DATA) each process of a call may allocate; needs prlimit',
+  ),
+  cpu: DurationSchema.optional().describe(
+    'CPU time each process of a call may use (RLIMIT_CPU, whole seconds); needs prlimit',
+  ),
 };
 
 /** The zod schema of one tool of a contract (`tools.<name>`). */
@@ -127,6 +154,12 @@ export const ContractSchema = z
       .record(z.string(), z.string())
       .optional()
       .describe('Environment added for every tool; ${VAR} expands'),
+    inheritEnv: z
+      .union([z.literal(true), z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'))])
+      .optional()
+      .describe(
+        'Variables of the bridge passed to tools besides the minimal set (PATH, HOME, locale, proxy, CA); true: all',
+      ),
     cwd: z.string().optional().describe('Working directory, relative to the contract file'),
     defaults: z
       .record(z.string(), z.unknown())
@@ -149,6 +182,8 @@ export type ToolContract = z.infer<typeof ToolContractSchema>;
 /** One word of a tool's argv: a literal, an argument placeholder, a switch or an option. */
 export type ArgvWord = z.infer<typeof ArgvWordSchema>;
 export type ArgumentContract = z.infer<typeof ArgumentSchema>;
+/** Where a path argument may point: `{ roots }` or `{ within }`. */
+export type PathRule = z.infer<typeof PathRuleSchema>;
 
 /** Milliseconds of a duration. */
 export function durationMs(value: string | number | undefined, fallback: number): number {

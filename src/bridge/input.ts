@@ -9,7 +9,8 @@ export function inputSchemaOf(tool: ToolContract): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const [name, arg] of Object.entries(tool.args ?? {})) {
-    const { required: isRequired, ...schema } = arg;
+    // `path` is the bridge's own rule, not JSON Schema: the client sees a string (or array of strings).
+    const { required: isRequired, path: _path, ...schema } = arg;
     properties[name] = schema;
     if (isRequired) required.push(name);
   }

@@ -5,6 +5,7 @@ import {
   spawnGroup,
   stopGroup,
 } from '../internal/process-group.js';
+import { type ResourceLimits, withResourceLimits } from '../internal/resource-limits.js';
 
 const TAIL = 64 * 1024;
 
@@ -41,8 +42,10 @@ export class JobManager {
     cwd: string,
     env: Record<string, string>,
     url?: string,
+    limits?: ResourceLimits,
   ) {
-    const child = spawnGroup(program, argv, { cwd, env });
+    const { command, args } = withResourceLimits(program, argv, limits);
+    const child = spawnGroup(command, args, { cwd, env });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument } from 'yaml';
-import { findCommand } from '../config/command-path.js';
 import { McpkitError } from '../errors/index.js';
 import {
+  type ArgumentContract,
   type Contract,
   ContractSchema,
   OptionWordSchema,
@@ -46,34 +46,6 @@ export async function loadContract(file: string): Promise<LoadedContract> {
     throw new McpkitError('CONTRACT_INVALID', `invalid contract:\n${lines.join('\n')}`, { file: path });
   }
   return { file: path, dir: dirname(path), contract };
-}
-
-/**
- * What a valid contract may still get wrong on this machine: a program that is not on PATH (every call of
- * its tools would fail with "not found"). One message per program, naming the tools that run it.
- */
-export async function contractWarnings(
-  loaded: LoadedContract,
-  env: Readonly<Record<string, string | undefined>>,
-  cwd: string,
-): Promise<string[]> {
-  const tools = new Map<string, string[]>();
-  for (const [name, tool] of Object.entries(loaded.contract.tools)) {
-    if (tool.module !== undefined) continue;
-    const program = tool.program ?? loaded.contract.program;
-    if (program !== undefined) tools.set(program, [...(tools.get(program) ?? []), name]);
-  }
-  const warnings: string[] = [];
-  for (const [program, names] of tools) {
-    // A program with a directory in it runs relative to the bridge's working directory.
-    const command = program.includes('/') ? resolve(cwd, program) : program;
-    if ((await findCommand(command, env.PATH ?? '', process.platform, env)) !== undefined) continue;
-    const where = program.includes('/') ? `not an executable file (from ${cwd})` : 'not found on PATH';
-    warnings.push(
-      `${loaded.file}: program "${program}" is ${where}; calls to ${names.join(', ')} will fail until it is installed`,
-    );
-  }
-  return warnings;
 }
 
 /** Parses contract text; returns the contract, or every problem found. */
@@ -184,6 +156,33 @@ function toolProblems(tool: ToolContract, contract: Contract): [(string | number
   for (const [name, arg] of Object.entries(args)) {
     if (arg.default !== undefined && arg.required)
       problems.push([['args', name], 'an argument with a default cannot be required']);
+    if (arg.path !== undefined) problems.push(...pathProblems(name, arg, args));
+  }
+  if (tool.module !== undefined && (tool.memory !== undefined || tool.cpu !== undefined))
+    problems.push([[], 'a module tool runs in-process: memory and cpu limits do not apply to it']);
+  return problems;
+}
+
+/** A path rule sits on a string (or array of strings) and `within` names a rooted path argument. */
+function pathProblems(
+  name: string,
+  arg: ArgumentContract,
+  args: Record<string, ArgumentContract>,
+): [(string | number)[], string][] {
+  const problems: [(string | number)[], string][] = [];
+  const stringy = arg.type === 'string' || (arg.type === 'array' && arg.items?.type === 'string');
+  if (!stringy)
+    problems.push([
+      ['args', name, 'path'],
+      `a path argument is a string or an array of strings, not ${arg.type}`,
+    ]);
+  if (arg.path !== undefined && 'within' in arg.path) {
+    const base = args[arg.path.within]?.path;
+    if (base === undefined || !('roots' in base) || arg.path.within === name)
+      problems.push([
+        ['args', name, 'path', 'within'],
+        `"${arg.path.within}" must be another argument of this tool with path: { roots }`,
+      ]);
   }
   return problems;
 }

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { type GroupChild, groupAlive, signalGroup, spawnGroup } from '../internal/process-group.js';
+import { prlimitExecFailure, type ResourceLimits, withResourceLimits } from '../internal/resource-limits.js';
 
 /** How to run one program call. */
 export interface RunOptions {
@@ -12,6 +13,8 @@ export interface RunOptions {
   graceMs: number;
   /** stdout bytes kept; the rest is counted and dropped. */
   maxOutput: number;
+  /** Memory and CPU per process (applied with prlimit). */
+  limits?: ResourceLimits;
   signal?: AbortSignal;
   /** Each complete stdout line as it arrives (for progress). */
   onLine?: (line: string) => void;
@@ -51,7 +54,8 @@ export function runProgram(options: RunOptions): Promise<RunResult> {
       cancelled: false,
     };
     try {
-      child = spawnGroup(options.program, options.argv, { cwd: options.cwd, env: options.env });
+      const { command, args } = withResourceLimits(options.program, options.argv, options.limits);
+      child = spawnGroup(command, args, { cwd: options.cwd, env: options.env });
     } catch (error) {
       resolve({ ...result, spawnError: (error as Error).message });
       return;
@@ -115,6 +119,9 @@ export function runProgram(options: RunOptions): Promise<RunResult> {
       // Invalid UTF-8 becomes U+FFFD: the client always gets text.
       result.stdout = Buffer.concat(out).toString('utf8');
       result.stderr = err.toString('utf8');
+      // Under prlimit a program that is not there is prlimit's exit 127, not a spawn error: say the same.
+      const execFailure = options.limits ? prlimitExecFailure(result.exitCode, result.stderr) : undefined;
+      if (execFailure !== undefined) result.spawnError = execFailure;
       // The group may outlive its leader (a daemonised grandchild): it goes with the call.
       if (groupAlive(child)) {
         signalGroup(child, 'SIGTERM');

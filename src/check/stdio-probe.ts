@@ -1,4 +1,4 @@
-import { serverEnvironment } from '../client/environment.js';
+import { childEnvironment } from '../internal/child-environment.js';
 import { type GroupChild, spawnGroup, stopGroup } from '../internal/process-group.js';
 import type { JsonRpcMessage, Probe } from './probe.js';
 
@@ -75,7 +75,7 @@ export class StdioProbe implements Probe {
   /** Spawns the server; rejects when it cannot start. */
   static async start(target: StdioTarget): Promise<StdioProbe> {
     const child = spawnGroup(target.command, target.args, {
-      env: serverEnvironment(target.parentEnv, target.env, false),
+      env: childEnvironment(target.parentEnv, target.env, false),
       ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
     });
     await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { contractWarnings } from '../bridge/contract-warnings.js';
 import { createBridge, loadContract } from '../bridge/index.js';
-import { contractWarnings } from '../bridge/load-contract.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, hostAddress, parseTransport, portNumber, usage } from './options.js';

@@ -4,7 +4,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { isStdioServer, type RemoteServer, type ServerEntry } from '../config/index.js';
-import { serverEnvironment } from './environment.js';
+import { childEnvironment } from '../internal/child-environment.js';
 import { requestFetch } from './request-fetch.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -22,7 +22,7 @@ export function openTransport(entry: ServerEntry, options: OpenTransportOptions)
     return new StdioTransport({
       command: entry.command,
       args: entry.args ?? [],
-      env: serverEnvironment(options.parentEnv, entry.env, entry.inheritEnv === true),
+      env: childEnvironment(options.parentEnv, entry.env, entry.inheritEnv === true),
       ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
       ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
     });

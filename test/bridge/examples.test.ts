@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,7 @@ describe('examples/git.yaml against a real repository', () => {
           entry: {
             command: process.execPath,
             args: [CLI, 'bridge', example('git.yaml'), '--set', `repo=${repo}`],
+            env: { GIT_REPOS: repo },
           },
         },
       ],
@@ -74,8 +75,85 @@ describe('examples/git.yaml against a real repository', () => {
       const sneaky = await git.callTool('show', { revision: '--output=/tmp/x' });
       expect(sneaky.isError).toBe(true);
       expect(textOf(sneaky)).toContain('argument revision');
+      // Only repositories under GIT_REPOS, and files inside the repository.
+      const elsewhere = await git.callTool('status', { repo: '/' });
+      expect([elsewhere.isError, textOf(elsewhere)]).toEqual([
+        true,
+        `Invalid arguments for status; nothing was run:\n- argument repo: "/" resolves to /, outside the allowed roots ${repo}`,
+      ]);
+      const escaping = await git.callTool('blame', { file: '../../../etc/passwd' });
+      expect(textOf(escaping)).toMatch(
+        /^Invalid arguments for blame; nothing was run:\n- argument file: "..\/..\/..\/etc\/passwd" resolves to \/etc\/passwd, outside repo/,
+      );
     } finally {
       await rt.close();
+    }
+  });
+
+  it('runs no program a hostile repository configures (core.fsmonitor, diff.external, textconv, hooks)', async () => {
+    const base = await realpath(await mkdtemp(join(tmpdir(), 'mcpkit-hostile-')));
+    try {
+      const hostile = join(base, 'repos', 'hostile');
+      const markers = join(base, 'markers');
+      await mkdir(hostile, { recursive: true });
+      await mkdir(markers);
+      const script = async (name: string) => {
+        const file = join(base, `${name}.sh`);
+        await writeFile(file, `#!/bin/sh\ntouch ${join(markers, name)}\n`);
+        await chmod(file, 0o755);
+        return file;
+      };
+      const git = (...args: string[]) =>
+        execFileSync('git', [
+          '-C',
+          hostile,
+          '-c',
+          'user.name=Eve',
+          '-c',
+          'user.email=eve@example.com',
+          ...args,
+        ]);
+      git('init', '-q', '-b', 'main');
+      await writeFile(join(hostile, 'a.txt'), 'one\n');
+      await writeFile(join(hostile, '.gitattributes'), '*.txt diff=conv\n');
+      git('add', '.');
+      git('commit', '-q', '-m', 'first');
+      await writeFile(join(hostile, 'a.txt'), 'two\n');
+      git('config', 'core.fsmonitor', await script('fsmonitor'));
+      git('config', 'diff.external', await script('external'));
+      git('config', 'diff.conv.textconv', await script('textconv'));
+      git('config', 'core.hooksPath', base);
+      const rt = await Runtime.create({
+        servers: [
+          {
+            name: 'git',
+            entry: {
+              command: process.execPath,
+              args: [CLI, 'bridge', example('git.yaml'), '--set', `repo=${hostile}`],
+              env: { GIT_REPOS: join(base, 'repos') },
+            },
+          },
+        ],
+      });
+      try {
+        const server = rt.server('git');
+        expect(textOf(await server.callTool('status'))).toBe('## main\n M a.txt\n');
+        expect(textOf(await server.callTool('diff'))).toContain('-one\n+two');
+        expect(textOf(await server.callTool('show', { revision: 'HEAD' }))).toContain('+one');
+        expect(textOf(await server.callTool('blame', { file: 'a.txt' }))).toMatch(
+          /Not Committed Yet .*\) two\n$/,
+        );
+        expect(textOf(await server.callTool('log'))).toContain('first');
+        expect(textOf(await server.callTool('grep', { pattern: 'two' }))).toBe('a.txt:1:two\n');
+      } finally {
+        await rt.close();
+      }
+      // The same repository with plain git runs them: the scripts work, the example turns them off.
+      expect(await readdir(markers)).toEqual([]);
+      execFileSync('git', ['-C', hostile, 'diff'], { stdio: 'ignore' });
+      expect((await readdir(markers)).sort()).toEqual(['external', 'fsmonitor']);
+    } finally {
+      await rm(base, { recursive: true, force: true });
     }
   });
 });
@@ -86,7 +164,14 @@ describe('examples/jq.yaml with the real jq', () => {
     await writeFile(data, JSON.stringify({ items: [{ name: 'a' }, { name: 'b' }], total: 2 }));
     const rt = await Runtime.create({
       servers: [
-        { name: 'jq', entry: { command: process.execPath, args: [CLI, 'bridge', example('jq.yaml')] } },
+        {
+          name: 'jq',
+          entry: {
+            command: process.execPath,
+            args: [CLI, 'bridge', example('jq.yaml')],
+            env: { JQ_ROOT: repo, API_KEY: 'sk-do-not-leak' },
+          },
+        },
       ],
     });
     try {
@@ -99,6 +184,25 @@ describe('examples/jq.yaml with the real jq', () => {
       const broken = await rt.server('jq').callTool('query', { filter: '.[', file: data });
       expect(broken.isError).toBe(true);
       expect(textOf(broken)).toMatch(/^jq exited with code \d+\nstderr:\njq: error/);
+      // The bridge's API_KEY is not jq's: a filter cannot print it.
+      const leak = await rt
+        .server('jq')
+        .callTool('query', { filter: '[env.API_KEY, $ENV.API_KEY]', file: data });
+      expect(textOf(leak)).toBe('[null,null]\n');
+      const outside = await rt.server('jq').callTool('keys', { file: '/etc/passwd' });
+      expect([outside.isError, textOf(outside)]).toEqual([
+        true,
+        `Invalid arguments for keys; nothing was run:\n- argument file: "/etc/passwd" resolves to /etc/passwd, outside the allowed roots ${repo}`,
+      ]);
+      // A filter that doubles a string until memory runs out stops at 512 MiB, at once.
+      const hog = await rt.server('jq').callTool('query', {
+        filter: 'reduce range(40) as $i ("x"; . + .) | length',
+        file: data,
+      });
+      expect([hog.isError, textOf(hog)]).toEqual([
+        true,
+        'jq hit its memory limit (512 MiB per process) and was stopped\nstderr:\nerror: cannot allocate memory',
+      ]);
     } finally {
       await rt.close();
     }
@@ -179,7 +283,52 @@ describe('mcpkit bridge serving', () => {
     expect((await runCli(ws, ['bridge', 'lint', bad])).stderr).toMatch(
       new RegExp(`^mcpkit: invalid contract:\\n${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:1: `),
     );
-    const ok = await runCli(ws, ['bridge', 'lint', example('git.yaml')]);
-    expect(ok.stdout).toBe(`${example('git.yaml')}: ok, 6 tools\n`);
+    const ok = await runCli(ws, ['bridge', 'lint', example('git.yaml')], { GIT_REPOS: repo });
+    expect([ok.stdout, ok.stderr]).toEqual([`${example('git.yaml')}: ok, 6 tools\n`, '']);
+    const jq = await runCli(ws, ['bridge', 'lint', example('jq.yaml')], { JQ_ROOT: repo });
+    expect([jq.stdout, jq.stderr]).toEqual([`${example('jq.yaml')}: ok, 2 tools\n`, '']);
+    const unset = await runCli(ws, ['bridge', 'lint', example('git.yaml')]);
+    expect([unset.code, unset.stderr]).toEqual([
+      1,
+      'mcpkit: tools.status.args.repo.path.roots uses ${GIT_REPOS}, which is not set; set it or write ${GIT_REPOS:-default}\n',
+    ]);
+  });
+
+  it('bridge lint warns about the whole environment passed, free path arguments, a missing program', async () => {
+    const risky = join(ws.project, 'risky.yaml');
+    await writeFile(
+      risky,
+      [
+        'name: risky',
+        'program: no-such-program-x',
+        'inheritEnv: true',
+        'tools:',
+        '  cat:',
+        '    description: d',
+        '    args:',
+        '      inputFile: { type: string }',
+        '      target: { type: string, description: Path of the output }',
+        '      dir: { type: string, path: { roots: [.] } }',
+        '      mode: { type: string }',
+        '    argv: [$inputFile, $target, $dir, $mode]',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(ws, ['bridge', 'lint', risky]);
+    expect([r.code, r.stdout]).toEqual([0, `${risky}: ok, 1 tool\n`]);
+    expect(r.stderr.split('\n')).toEqual([
+      `warning: ${risky}: program "no-such-program-x" is not found on PATH; calls to cat will fail until it is installed`,
+      `warning: ${risky}: inheritEnv: true passes the bridge's whole environment (tokens, keys) to every tool; list the variables they need instead`,
+      `warning: ${risky}: tools.cat.args.inputFile looks like a path but has no path: { roots: [...] }; it can name any file on the machine`,
+      `warning: ${risky}: tools.cat.args.target looks like a path but has no path: { roots: [...] }; it can name any file on the machine`,
+      '',
+    ]);
+    await writeFile(
+      risky,
+      'name: r\nprogram: cat\ntools:\n  t:\n    description: d\n    args:\n      n: { type: integer, path: { within: m } }\n    argv: [$n]\n',
+    );
+    expect((await runCli(ws, ['bridge', 'lint', risky])).stderr).toBe(
+      `mcpkit: invalid contract:\n${risky}:7:33: tools.t.args.n.path: a path argument is a string or an array of strings, not integer\n${risky}:7:43: tools.t.args.n.path.within: "m" must be another argument of this tool with path: { roots }\n`,
+    );
   });
 });
