@@ -18,6 +18,8 @@ import type { ResourceLimits } from '../internal/resource-limits.js';
 // Not the serve/ barrel: a bridge on stdio must not load the HTTP stack to start.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import { modernResult } from '../serve/modern-result.js';
+import { pageOf } from '../serve/pagination.js';
+import { progressTokenOf } from '../serve/progress.js';
 import { buildArgv } from './argv.js';
 import { type Contract, durationMs, sizeBytes, type ToolContract } from './contract.js';
 import { inputSchemaOf, lazyValidator, resolveArguments } from './input.js';
@@ -63,8 +65,6 @@ interface PreparedTool {
   limits: ResourceLimits;
   module?: ModuleTool;
 }
-
-const PAGE = 100;
 
 /** Builds a bridge from a loaded contract: every check that can fail does so here, before serving. */
 export async function createBridge(loaded: LoadedContract, options: BridgeOptions = {}): Promise<Bridge> {
@@ -163,17 +163,7 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
       capabilities: { tools: {}, logging: {} },
       ...(contract.instructions ? { instructions: contract.instructions } : {}),
     });
-    server.setRequestHandler('tools/list', async (request) => {
-      const start = request.params?.cursor ? Number(request.params.cursor) : 0;
-      if (!Number.isInteger(start) || start < 0 || start > tools.length) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
-      }
-      const next = start + PAGE;
-      return {
-        tools: tools.slice(start, next),
-        ...(next < tools.length ? { nextCursor: String(next) } : {}),
-      };
-    });
+    server.setRequestHandler('tools/list', async (request) => pageOf(tools, request.params?.cursor, 'tools'));
     server.setRequestHandler('tools/call', (request, ctx) =>
       call(request.params.name, request.params.arguments as Record<string, unknown> | undefined, ctx),
     );
@@ -188,11 +178,7 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
     const request = message as { id?: string | number; method?: unknown; params?: Record<string, unknown> };
     const params = request.params;
     if (!context || request.method !== 'tools/call' || request.id === undefined) return false;
-    if (
-      typeof params?.name !== 'string' ||
-      (params._meta as { progressToken?: unknown } | undefined)?.progressToken !== undefined
-    )
-      return false;
+    if (typeof params?.name !== 'string' || progressTokenOf(params._meta) !== undefined) return false;
     const args = params.arguments;
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
       return false;

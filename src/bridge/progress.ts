@@ -1,4 +1,5 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { progressSender } from '../serve/progress.js';
 import type { ToolContract } from './contract.js';
 
 /** Progress a module tool reports. */
@@ -24,16 +25,12 @@ export interface ProgressReporter {
  * `_meta.progressToken`.
  */
 export function progressReporter(spec: ToolContract['progress'], ctx: ServerContext): ProgressReporter {
-  const token = (ctx.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
-  if (token === undefined) return { report: () => undefined, flush: async () => undefined };
+  const notify = progressSender(ctx);
+  if (!notify) return { report: () => undefined, flush: async () => undefined };
   const sent: Promise<void>[] = [];
   let count = 0;
   const send = (update: ModuleProgress) => {
-    sent.push(
-      ctx.mcpReq
-        .notify({ method: 'notifications/progress', params: { progressToken: token, ...update } })
-        .catch(() => undefined),
-    );
+    sent.push(notify(update));
   };
   const pattern = spec && spec !== 'lines' ? new RegExp(spec.pattern) : undefined;
   const onLine = (line: string) => {
