@@ -6,10 +6,19 @@ import type { CliResult, Workspace } from '../helpers/cli.js';
  * Runs the CLI in this process (`run(argv, io)`) in the workspace's project dir with its environment: the
  * same result as spawning `mcpkit`, in milliseconds.
  */
-export async function runInProcess(
+export function runInProcess(
   ws: Workspace,
   args: string[],
   env: Record<string, string> = {},
+): Promise<CliResult> {
+  return runCli(args, ws.project, { ...ws.env, ...env });
+}
+
+/** `mcpkit …` in this process in `cwd` with exactly `env`: exit code, stdout and stderr. */
+export async function runCli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -20,8 +29,8 @@ export async function runInProcess(
     err: (text) => {
       stderr += text;
     },
-    cwd: ws.project,
-    env: { ...ws.env, ...env },
+    cwd,
+    env,
     stdin: Readable.from([]),
     stderrIsTTY: false,
   });

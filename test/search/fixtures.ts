@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { run } from '../../src/cli/run.js';
+import { runCli } from '../config/run-in-process.js';
+import type { CliResult } from '../helpers/cli.js';
 
 /** The text of a tool result. */
 export const textOf = (result: { content?: unknown }) =>
@@ -45,26 +45,9 @@ export async function writeSearchRepos(repo: string, other: string): Promise<voi
   );
 }
 
-/** `mcpkit …` run in this process (`run(argv, io)`): exit code, stdout and stderr. */
-export async function mcpkit(
-  cwd: string,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(args, {
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-    cwd,
-    env: { PATH: process.env.PATH ?? '' },
-    stdin: Readable.from([]),
-    stderrIsTTY: false,
-  });
-  return { code, stdout, stderr };
+/** `mcpkit …` run in this process (`run(argv, io)`) with only PATH set: exit code, stdout and stderr. */
+export function mcpkit(cwd: string, ...args: string[]): Promise<CliResult> {
+  return runCli(args, cwd, { PATH: process.env.PATH ?? '' });
 }
 
 /** A tiny model2vec-format model written by the test: "backoff" lies near "retry" and "wait", far from "cache". */
