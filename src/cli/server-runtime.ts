@@ -39,6 +39,8 @@ export async function withRuntime(
       clientInfo: { name: 'mcpkit', version: CLI_VERSION },
       handlers: { elicitation: createElicitationHandler(io) },
       listeners: runtimeListeners(io),
+      // Ctrl-C before a server's handshake stops it at once, not at the start timeout.
+      signal: controller.signal,
     });
     await work(runtime, controller.signal);
   } catch (error) {

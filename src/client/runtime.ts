@@ -47,9 +47,25 @@ export interface RuntimeOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Listeners attached before the first server starts (`stderr` while starting, `server_retrying`, …). */
   listeners?: RuntimeListeners;
+  /**
+   * Aborts start-up (Ctrl-C while a server has not answered its handshake): every server is stopped and
+   * `create` rejects with the signal's reason. After start-up it does nothing; call `close()`.
+   */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_CLIENT: Implementation = { name: 'mcpkit', version: '0' };
+
+/** `work`, or the signal's reason as soon as it aborts (the work itself goes on: the caller stops it). */
+function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return work;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
 
 /**
  * Many MCP servers at once. Servers connect in parallel; each has a {@link ServerHandle} with its own
@@ -85,16 +101,17 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
 
   /** Connects every enabled server in parallel and resolves per the startup policy. */
   static async create(options: RuntimeOptions): Promise<Runtime> {
+    options.signal?.throwIfAborted();
     const runtime = new Runtime(options);
     const enabled = options.servers.filter((server) => server.entry.disabled !== true);
     const connections = enabled.map((server) => runtime.register(server));
     const starts = connections.map((connection) => runtime.startConnection(connection));
-    if ((options.startupPolicy ?? 'fail-fast') === 'log-and-continue') {
-      await Promise.allSettled(starts);
-      return runtime;
-    }
+    const settled =
+      (options.startupPolicy ?? 'fail-fast') === 'log-and-continue'
+        ? Promise.allSettled(starts).then(() => undefined)
+        : Promise.all(starts).then(() => undefined);
     try {
-      await Promise.all(starts);
+      await untilAborted(settled, options.signal);
     } catch (error) {
       await runtime.close();
       await Promise.allSettled(starts);

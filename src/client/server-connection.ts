@@ -49,6 +49,8 @@ export class ServerConnection implements RequestChannel {
   private readonly runner: RequestRunner;
   /** The expanded entry, the attempt that connected and the startup timeout, for a reconnect. */
   private connected?: { entry: ServerEntry; attempt: ConnectAttempt; timeoutMs: number };
+  /** Ends a start in progress: `close()` while starting must neither wait for it nor let it retry. */
+  private abortStart: (() => void) | undefined;
 
   constructor(
     readonly id: string,
@@ -81,7 +83,12 @@ export class ServerConnection implements RequestChannel {
       throw this.fail(configFailure(error), error);
     }
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort();
+    }, timeoutMs);
+    this.abortStart = () => deadline.abort();
     let lastRetry: RetryNotice | undefined;
     try {
       // The SDK's probe keeps its own timers; the deadline wins regardless.
@@ -106,7 +113,7 @@ export class ServerConnection implements RequestChannel {
       const facts: StartFacts = {
         error,
         timeoutMs,
-        timedOut: deadline.signal.aborted,
+        timedOut,
         url: urlOf(entry),
         ...(await closeFailedTransport(this.transport)),
       };
@@ -114,9 +121,15 @@ export class ServerConnection implements RequestChannel {
         facts.lastRetryError = lastRetry.error;
         facts.attempts = lastRetry.attempt + 1;
       }
+      if (this.status === 'stopped') {
+        throw new McpkitError('SERVER_UNAVAILABLE', `server "${this.id}" was stopped while starting`, {
+          server: this.id,
+        });
+      }
       throw this.fail(startFailure(facts), error);
     } finally {
       clearTimeout(timer);
+      this.abortStart = undefined;
     }
     if (this.status !== 'starting') return; // closed while starting
     this.status = 'ready';
@@ -208,6 +221,7 @@ export class ServerConnection implements RequestChannel {
     if (this.status === 'stopped') return;
     const wasLive = this.status === 'ready' || this.status === 'starting';
     this.status = 'stopped';
+    this.abortStart?.();
     const error = new McpkitError('SERVER_UNAVAILABLE', `server "${this.id}" was stopped`, {
       server: this.id,
     });

@@ -1,15 +1,17 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { dropRecord, recordGroup, sweepOrphanedGroups } from './group-record.js';
+import { groupMemberStats } from './proc-stat.js';
 import { startReaper, tellReaper } from './reaper.js';
 
 /**
  * The one place mcpkit starts processes. Every child leads its own process group (`detached`), so a
  * signal to the group reaches what it forked too (npx → node, `sh -c`, wrapper scripts), and every live
  * group is SIGKILLed when mcpkit exits: on a normal exit, and on SIGINT/SIGTERM/SIGHUP that nobody else
- * handles (see {@link onUnhandledSignal}). On SIGKILL of mcpkit itself nothing runs: children see their
- * stdin close, and only those that exit on EOF go, unless a reaper watches ({@link reapGroupsOnAbruptExit}).
+ * handles (see {@link onUnhandledSignal}). On SIGKILL of mcpkit itself nothing runs here: the reaper
+ * (`reaper.ts`, started with the first group) kills the groups then, and if it was killed too, the groups
+ * are in a record (`group-record.ts`) that the next mcpkit sweeps when it starts its first process.
  */
 export type GroupChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -21,7 +23,6 @@ export interface SpawnGroupOptions {
 
 const live = new Set<GroupChild>();
 let exitHookInstalled = false;
-let reaping = false;
 
 /** Starts `command` in a new process group with piped stdio. Errors (ENOENT…) arrive as the `error` event. */
 export function spawnGroup(command: string, args: readonly string[], options: SpawnGroupOptions): GroupChild {
@@ -35,8 +36,10 @@ export function spawnGroup(command: string, args: readonly string[], options: Sp
     windowsHide: true,
   });
   live.add(child);
-  if (reaping) startReaper(livePgids());
-  if (child.pid !== undefined) tellReaper('+', child.pid);
+  if (child.pid !== undefined) {
+    tellReaper('+', child.pid);
+    recordGroup('+', child.pid);
+  }
   // The group can outlive its leader (a wrapper that exits, leaving its child); keep tracking it until
   // the group is gone, so the exit hook still reaches it.
   child.once('exit', () => {
@@ -49,16 +52,17 @@ export function spawnGroup(command: string, args: readonly string[], options: Sp
 /** The group is gone (or killed): stop tracking it, here and in the reaper. */
 function forget(child: GroupChild): void {
   if (!live.delete(child)) return;
-  if (child.pid !== undefined) tellReaper('-', child.pid);
+  if (child.pid === undefined) return;
+  tellReaper('-', child.pid);
+  recordGroup('-', child.pid);
 }
 
 /**
- * For long-running servers: from now on, if this process is SIGKILLed, a reaper process SIGKILLs every
- * group it runs (see `reaper.ts`). The reaper starts with the first group. Idempotent.
+ * Starts the reaper now rather than with the first group: a server that is SIGKILLed while its first
+ * children start orphans none of them. Idempotent.
  */
 export function reapGroupsOnAbruptExit(): void {
-  reaping = true;
-  if (live.size > 0) startReaper(livePgids());
+  installExitHook();
 }
 
 function livePgids(): number[] {
@@ -93,26 +97,8 @@ export function groupAlive(child: GroupChild): boolean {
 
 /** Whether /proc shows a member of the group that is not a zombie; true where there is no /proc. */
 function hasLiveMember(pgid: number): boolean {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const name of names) {
-    const code = name.charCodeAt(0);
-    if (code < 48 || code > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // exited while we looked
-    }
-    // `pid (comm) state ppid pgrp …`: comm may hold anything, so count from its last `)`.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
-    if (Number(pgrp) === pgid && state !== 'Z') return true;
-  }
-  return false;
+  const members = groupMemberStats(pgid);
+  return members === undefined || members.length > 0;
 }
 
 /** The grace periods of the shutdown ladder. */
@@ -145,11 +131,36 @@ export async function stopGroup(child: GroupChild, options: StopOptions = {}): P
   if (await waitForGroupExit(child, termGrace)) return finish(child);
   signalGroup(child, 'SIGKILL');
   await waitForGroupExit(child, 5000);
-  finish(child);
+  return finish(child);
 }
 
-function finish(child: GroupChild): void {
+/**
+ * How long a child's stdout and stderr may take to deliver their last bytes once its group is gone (a
+ * start failure quotes the last stderr line). Past it, a process that left the group (a daemon that
+ * called setsid) still holds them open, and would keep mcpkit alive for as long as it runs.
+ */
+const PIPE_DRAIN_MS = 200;
+
+async function finish(child: GroupChild): Promise<void> {
   forget(child);
+  const open = [child.stdout, child.stderr].filter((stream) => !stream.closed);
+  if (open.length > 0) {
+    let timer: NodeJS.Timeout | undefined;
+    const drained = open.map((stream) => new Promise((resolve) => stream.once('close', resolve)));
+    const late = new Promise((resolve) => {
+      timer = setTimeout(resolve, PIPE_DRAIN_MS);
+    });
+    await Promise.race([Promise.all(drained), late]);
+    clearTimeout(timer);
+  }
+  releaseStdio(child);
+}
+
+/** Closes our ends of the child's pipes, whoever else holds theirs. */
+function releaseStdio(child: GroupChild): void {
+  child.stdin.destroy();
+  child.stdout.destroy();
+  child.stderr.destroy();
 }
 
 /** Polls until the group is gone (the leader's exit alone is not enough: grandchildren count). */
@@ -168,6 +179,7 @@ export function killAllGroups(): void {
   for (const child of live) {
     signalGroup(child, 'SIGKILL');
     forget(child);
+    releaseStdio(child);
   }
 }
 
@@ -190,7 +202,13 @@ function onUnhandledSignal(signal: NodeJS.Signals): void {
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', killAllGroups);
+  // What a previous mcpkit left when it and its reaper were SIGKILLed: one readdir when there is nothing.
+  sweepOrphanedGroups();
+  startReaper(livePgids());
+  process.on('exit', () => {
+    killAllGroups();
+    dropRecord();
+  });
   // Prepended, so it runs before any `once` listener has removed itself and counts it.
   for (const name of FATAL_SIGNALS) process.prependListener(name, onUnhandledSignal);
 }

@@ -1,0 +1,125 @@
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { groupMemberStats, procStat } from './proc-stat.js';
+
+/**
+ * The fallback behind the reaper: a small file per running mcpkit listing the process groups it runs, so
+ * that when mcpkit and its reaper were both SIGKILLed (the OOM killer can take both; `kill -9 -1`), the next
+ * mcpkit that starts a process sweeps what they left. Linux only (identity needs /proc); elsewhere the
+ * reaper is the last line.
+ *
+ * The file is `<dir>/<pid>-<start time>-<thread id>` (worker threads share a pid), one line per change: `boot <boot id>`, then `+<pgid> <leader start
+ * time>` and `-<pgid>`. Appends are a few microseconds each, once per spawned process; a clean exit
+ * deletes the file.
+ */
+
+/** `$XDG_RUNTIME_DIR/mcpkit/groups` (emptied at logout and boot), else `$XDG_STATE_HOME/mcpkit/groups`. */
+export function recordDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'mcpkit', 'groups');
+  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  return join(state, 'mcpkit', 'groups');
+}
+
+/** This process's record: its path once written, null when it cannot be kept (no /proc, read-only home). */
+let own: string | null | undefined;
+
+function bootId(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim();
+  } catch {
+    return '';
+  }
+}
+
+function ownRecord(): string | null {
+  if (own !== undefined) return own;
+  own = null;
+  const self = procStat(process.pid);
+  if (!self) return own;
+  try {
+    const dir = recordDirectory();
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, `${process.pid}-${self.startTime}-${threadId}`);
+    writeFileSync(path, `boot ${bootId()}\n`, { mode: 0o600 });
+    own = path;
+  } catch {
+    // Without a record only the reaper guards against an abrupt end; nothing else changes.
+  }
+  return own;
+}
+
+/** Notes that a group started (`+`, its leader just spawned) or is gone (`-`). */
+export function recordGroup(change: '+' | '-', pgid: number): void {
+  const path = ownRecord();
+  if (!path) return;
+  const line = change === '+' ? `+${pgid} ${procStat(pgid)?.startTime ?? ''}` : `-${pgid}`;
+  try {
+    appendFileSync(path, `${line}\n`);
+  } catch {
+    // Best effort, like the record itself.
+  }
+}
+
+/** Deletes this process's record (a clean exit: its groups are already killed). */
+export function dropRecord(): void {
+  if (own) rmSync(own, { force: true });
+}
+
+/**
+ * SIGKILLs the groups that the records of dead mcpkit processes list as live, then deletes those records.
+ * A group is ours when its leader runs with the recorded start time, or, once the leader is gone, by its
+ * members: a pgid is not reused while a process of the group lives, and members started after the leader.
+ */
+export function sweepOrphanedGroups(): void {
+  const dir = recordDirectory();
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const boot = bootId();
+  for (const name of names) {
+    const owner = /^(\d+)-(\d+)-\d+$/.exec(name);
+    if (!owner || procStat(Number(owner[1]))?.startTime === owner[2]) continue; // its mcpkit still runs
+    const path = join(dir, name);
+    let text: string;
+    try {
+      text = readFileSync(path, 'latin1');
+    } catch {
+      continue; // another mcpkit swept it first
+    }
+    const lines = text.split('\n');
+    if (lines[0] === `boot ${boot}`) for (const [pgid, start] of liveGroups(lines)) killIfOurs(pgid, start);
+    rmSync(path, { force: true });
+  }
+}
+
+function liveGroups(lines: readonly string[]): Map<number, string> {
+  const groups = new Map<number, string>();
+  for (const line of lines) {
+    const [id, start = ''] = line.slice(1).split(' ');
+    const pgid = Number(id);
+    if (!Number.isInteger(pgid) || pgid <= 1) continue;
+    if (line[0] === '+') groups.set(pgid, start);
+    else if (line[0] === '-') groups.delete(pgid);
+  }
+  return groups;
+}
+
+function killIfOurs(pgid: number, leaderStart: string): void {
+  if (leaderStart === '') return;
+  const leader = procStat(pgid);
+  // A leader with another start time: the pid was free, so our group had ended before it was reused.
+  const ours = leader
+    ? leader.startTime === leaderStart && leader.pgid === pgid
+    : (groupMemberStats(pgid) ?? []).some((member) => Number(member.startTime) >= Number(leaderStart));
+  if (!ours) return;
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // Gone meanwhile.
+  }
+}
