@@ -43,7 +43,9 @@ export function spawnGroup(command: string, args: readonly string[], options: Sp
   // The group can outlive its leader (a wrapper that exits, leaving its child); keep tracking it until
   // the group is gone, so the exit hook still reaches it.
   child.once('exit', () => {
-    if (!groupAlive(child)) forget(child);
+    if (groupAlive(child)) return;
+    forget(child);
+    void releaseAfterDrain(child);
   });
   child.once('error', () => forget(child));
   return child;
@@ -141,8 +143,12 @@ export async function stopGroup(child: GroupChild, options: StopOptions = {}): P
  */
 const PIPE_DRAIN_MS = 200;
 
-async function finish(child: GroupChild): Promise<void> {
+function finish(child: GroupChild): Promise<void> {
   forget(child);
+  return releaseAfterDrain(child);
+}
+
+async function releaseAfterDrain(child: GroupChild): Promise<void> {
   const open = [child.stdout, child.stderr].filter((stream) => !stream.closed);
   if (open.length > 0) {
     let timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,8 +12,8 @@ import {
   isReaper,
   killGroups,
 } from '../helpers/process-table.js';
-import { fixture } from '../helpers/servers.js';
-import { connectV1, type V1Session } from '../helpers/v1-client.js';
+import { alive, fixture } from '../helpers/servers.js';
+import { connectV1, type Ended, type V1Session } from '../helpers/v1-client.js';
 
 /**
  * `mcpkit bridge` closed the way the SDK v1 and Python clients close a stdio server (stdin ends, SIGTERM
@@ -21,12 +21,16 @@ import { connectV1, type V1Session } from '../helpers/v1-client.js';
  * and SIGTERM and have forked a grandchild; none of their processes may survive.
  */
 const STUBBORN = fixture('servers/stubborn-server.mjs');
+const DAEMONIZE = fixture('servers/daemonize.mjs');
 
 let ws: Workspace;
 let opened: (V1Session & { groups: number[] }) | undefined;
+/** Where the daemonizing program writes its daemon's pid (killed by that pid after each test). */
+let daemonPidFile: string;
 
 beforeEach(async () => {
   ws = await createWorkspace();
+  daemonPidFile = join(ws.root, 'daemon.pid');
   const contract = [
     'name: stubborn',
     `program: ${JSON.stringify(process.execPath)}`,
@@ -38,6 +42,9 @@ beforeEach(async () => {
     '  run:',
     '    description: Runs a program that will not stop, in the foreground.',
     `    argv: [${JSON.stringify(STUBBORN)}]`,
+    '  daemonize:',
+    '    description: Runs a program that leaves a daemon holding its stdout and stderr, and exits.',
+    `    argv: [${JSON.stringify(DAEMONIZE)}, ${JSON.stringify(daemonPidFile)}]`,
     '',
   ].join('\n');
   await writeFile(join(ws.project, 'stubborn.yaml'), contract);
@@ -49,6 +56,14 @@ afterEach(async () => {
     killGroups(opened.groups);
   }
   opened = undefined;
+  const daemon = Number(await readFile(daemonPidFile, 'utf8').catch(() => ''));
+  if (daemon > 1) {
+    try {
+      process.kill(daemon, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   await ws.cleanup();
 });
 
@@ -85,5 +100,29 @@ describe.skipIf(!hasProcTable)('bridge: no job or call outlives a closing bridge
     bridge.child.stdin?.end();
     expect(await bridge.exited).toEqual({ code: 0, signal: null });
     await groupsGone(bridge.groups);
+  });
+
+  it('SIGKILL of the bridge: its reaper kills the job and the call in flight', async () => {
+    const bridge = await openBridge();
+    bridge.child.kill('SIGKILL');
+    await bridge.exited;
+    await groupsGone(bridge.groups);
+  });
+
+  it('a call that leaves a daemon holding its pipes: the bridge still exits on stdin EOF', async () => {
+    const session = await connectV1([CLI, 'bridge', 'stubborn.yaml'], ws.project, ws.env);
+    opened = { ...session, groups: [] };
+    let ended: Ended | undefined;
+    void session.exited.then((how) => {
+      ended = how;
+    });
+    const result = await session.client.callTool({ name: 'daemonize', arguments: {} });
+    expect(JSON.stringify(result.content)).toContain('started');
+    const daemon = Number(await readFile(daemonPidFile, 'utf8'));
+    session.child.stdin?.end();
+    // Before, the daemon's end of the call's pipes kept the bridge alive for as long as it ran.
+    expect(await eventually(() => ended, 15_000)).toEqual({ code: 0, signal: null });
+    // Not ours (it left the group with setsid): afterEach kills it by its pid.
+    expect(alive(daemon)).toBe(true);
   });
 });

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
@@ -11,7 +13,7 @@ import {
   killGroups,
 } from '../helpers/process-table.js';
 import { alive, everything, fixture } from '../helpers/servers.js';
-import { connectV1, type V1Session } from '../helpers/v1-client.js';
+import { connectV1, type Ended, type V1Session } from '../helpers/v1-client.js';
 
 /**
  * A real client closing the gateway: the SDK v1 and Python clients end its stdin, wait 2 s, then SIGTERM.
@@ -124,5 +126,49 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
     await gateway.exited;
     await upstreamsGone(gateway);
     await eventually(() => (alive(gateway.reaper) ? undefined : true));
+  });
+
+  it.each([100, 500])(
+    'Ctrl-C, then Ctrl-C again %i ms later: every upstream group is SIGKILLed',
+    async (delay) => {
+      const gateway = await openGateway();
+      gateway.child.kill('SIGINT');
+      // The delay is the scenario: the second Ctrl-C lands inside the shutdown ladder (400 + 300 ms).
+      await sleep(delay);
+      gateway.child.kill('SIGINT');
+      const ended = await gateway.exited;
+      // Exit 0 when the shutdown won the race, else killed by the second SIGINT (a shell shows 130).
+      expect(ended.code === 0 || ended.signal === 'SIGINT').toBe(true);
+      await upstreamsGone(gateway);
+      expect(alive(gateway.grandchild)).toBe(false);
+    },
+  );
+
+  it("an upstream's daemon holding its pipes: a SIGTERMed gateway still exits", async () => {
+    const pidFile = join(ws.root, 'daemon.pid');
+    const args = [fixture('servers/stubborn-server.mjs'), '--daemon', pidFile];
+    await writeProjectConfig(ws, { stubborn: { command: process.execPath, args } });
+    const session = await connectV1([CLI, 'gateway', '--no-search'], ws.project, ws.env);
+    opened = { ...session, groups: [], grandchild: 0, reaper: 0 };
+    let ended: Ended | undefined;
+    void session.exited.then((how) => {
+      ended = how;
+    });
+    const daemon = Number(await eventually(() => readFile(pidFile, 'utf8').catch(() => undefined)));
+    try {
+      const [leader] = await eventually(() => {
+        const found = childrenOf(session.child.pid as number).filter((c) => !isReaper(c));
+        return found.length === 1 ? found : undefined;
+      });
+      opened.groups = leader ? [leader.pid] : [];
+      session.child.kill('SIGTERM');
+      // Before, the daemon's end of the upstream's pipes kept the gateway alive for as long as it ran.
+      expect(await eventually(() => ended, 15_000)).toEqual({ code: 0, signal: null });
+      await groupsGone(opened.groups);
+      // It left the group (setsid): not the gateway's to kill.
+      expect(alive(daemon)).toBe(true);
+    } finally {
+      process.kill(daemon, 'SIGKILL');
+    }
   });
 });
