@@ -1,4 +1,12 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -11,8 +19,9 @@ import { groupMemberStats, procStat } from './proc-stat.js';
  * reaper is the last line.
  *
  * The file is `<dir>/<pid>-<start time>-<thread id>` (worker threads share a pid), one line per change: `boot <boot id>`, then `+<pgid> <leader start
- * time>` and `-<pgid>`. Appends are a few microseconds each, once per spawned process; a clean exit
- * deletes the file.
+ * time>` and `-<pgid>`. Appends are a few microseconds each, once per spawned process and once per group
+ * gone; a bridge running a program per call would grow it without end, so it is rewritten with only the live
+ * groups when changes outnumber them. A clean exit deletes the file.
  */
 
 /** `$XDG_RUNTIME_DIR/mcpkit/groups` (emptied at logout and boot), else `$XDG_STATE_HOME/mcpkit/groups`. */
@@ -24,6 +33,11 @@ export function recordDirectory(env: NodeJS.ProcessEnv = process.env): string {
 
 /** This process's record: its path once written, null when it cannot be kept (no /proc, read-only home). */
 let own: string | null | undefined;
+/** What the record says, in memory: live pgid → its leader's start time; and the lines written. */
+const recorded = new Map<number, string>();
+let lines = 0;
+/** Changes allowed beyond the live groups before the record is rewritten. */
+const COMPACT_SLACK = 256;
 
 function bootId(): string {
   try {
@@ -42,7 +56,7 @@ function ownRecord(): string | null {
     const dir = recordDirectory();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, `${process.pid}-${self.startTime}-${threadId}`);
-    writeFileSync(path, `boot ${bootId()}\n`, { mode: 0o600 });
+    writeFileSync(path, header(), { mode: 0o600 });
     own = path;
   } catch {
     // Without a record only the reaper guards against an abrupt end; nothing else changes.
@@ -54,12 +68,35 @@ function ownRecord(): string | null {
 export function recordGroup(change: '+' | '-', pgid: number): void {
   const path = ownRecord();
   if (!path) return;
-  const line = change === '+' ? `+${pgid} ${procStat(pgid)?.startTime ?? ''}` : `-${pgid}`;
+  let line: string;
+  if (change === '+') {
+    const start = procStat(pgid)?.startTime ?? '';
+    recorded.set(pgid, start);
+    line = `+${pgid} ${start}\n`;
+  } else {
+    if (!recorded.delete(pgid)) return;
+    line = `-${pgid}\n`;
+  }
   try {
-    appendFileSync(path, `${line}\n`);
+    if (++lines > 2 * recorded.size + COMPACT_SLACK) {
+      // Whole or not at all: a sweep never reads half a rewrite.
+      writeFileSync(
+        `${path}.new`,
+        header() + [...recorded].map(([id, start]) => `+${id} ${start}\n`).join(''),
+        {
+          mode: 0o600,
+        },
+      );
+      renameSync(`${path}.new`, path);
+      lines = recorded.size;
+    } else appendFileSync(path, line);
   } catch {
     // Best effort, like the record itself.
   }
+}
+
+function header(): string {
+  return `boot ${bootId()}\n`;
 }
 
 /** Deletes this process's record (a clean exit: its groups are already killed). */
@@ -82,9 +119,13 @@ export function sweepOrphanedGroups(): void {
   }
   const boot = bootId();
   for (const name of names) {
-    const owner = /^(\d+)-(\d+)-\d+$/.exec(name);
+    const owner = /^(\d+)-(\d+)-\d+(\.new)?$/.exec(name);
     if (!owner || procStat(Number(owner[1]))?.startTime === owner[2]) continue; // its mcpkit still runs
     const path = join(dir, name);
+    if (owner[3]) {
+      rmSync(path, { force: true }); // a rewrite cut short: the record itself is whole
+      continue;
+    }
     let text: string;
     try {
       text = readFileSync(path, 'latin1');
