@@ -43,12 +43,30 @@ export function spawnGroup(command: string, args: readonly string[], options: Sp
   // The group can outlive its leader (a wrapper that exits, leaving its child); keep tracking it until
   // the group is gone, so the exit hook still reaches it.
   child.once('exit', () => {
-    if (groupAlive(child)) return;
-    forget(child);
-    void releaseAfterDrain(child);
+    if (groupAlive(child)) watchUntilGone(child);
+    else {
+      forget(child);
+      void releaseAfterDrain(child);
+    }
   });
   child.once('error', () => forget(child));
   return child;
+}
+
+/**
+ * A group whose leader exited while the rest runs on, and that nobody stops (a bridge call's group, which
+ * the runner only signals): tracked until it is gone, then forgotten, so that no SIGKILL (ours at exit, the
+ * reaper's) is ever sent to its pgid after the number could have been reused.
+ */
+function watchUntilGone(child: GroupChild): void {
+  const timer = setInterval(() => {
+    if (live.has(child) && groupAlive(child)) return;
+    clearInterval(timer);
+    if (!live.has(child)) return; // stopped or killed meanwhile, by whoever did
+    forget(child);
+    void releaseAfterDrain(child);
+  }, 1000);
+  timer.unref();
 }
 
 /** The group is gone (or killed): stop tracking it, here and in the reaper. */
