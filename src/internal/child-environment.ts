@@ -1,8 +1,10 @@
 /**
  * What a child process's environment holds: stdio servers (client runtime, `mcpkit check`) and bridge
  * tools alike. The SDK passes only HOME, LOGNAME, PATH, SHELL, TERM and USER, and users of every client
- * lose their proxy, CA and locale settings that way; mcpkit passes those too, nothing that may hold a
- * secret (tokens, keys, cloud credentials), then the caller's own variables on top.
+ * lose their proxy, CA and locale settings that way; mcpkit passes those too, and where configuration lives
+ * (the XDG base directories, `MCPKIT_CONFIG_DIR`: without them `mcpkit tools -- mcpkit gateway` would serve
+ * another config than `mcpkit list` shows) — nothing that may hold a secret (tokens, keys, cloud
+ * credentials) — then the caller's own variables on top.
  */
 const MINIMAL = new Set([
   'HOME',
@@ -27,6 +29,14 @@ const MINIMAL = new Set([
   'LANGUAGE',
   'TMPDIR',
   'TZ',
+  'XDG_CONFIG_HOME',
+  'XDG_CONFIG_DIRS',
+  'XDG_DATA_HOME',
+  'XDG_DATA_DIRS',
+  'XDG_STATE_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_RUNTIME_DIR',
+  'MCPKIT_CONFIG_DIR',
 ]);
 
 /**
