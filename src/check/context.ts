@@ -44,9 +44,10 @@ export class GateContext {
    * One handshake before any gate, so a server that cannot be checked at all is reported at once, in one
    * line, with the cause: a command that does not start, a process that exits before answering (its exit
    * code and the stderr line that says why), a URL that refuses connections or is not MCP. Throws
-   * SERVER_FAILED then. A server that answers (even with an error) or hangs is left to the gates.
+   * SERVER_FAILED then. A server that stays silent is reported too;
+   * one that answers (even with an error) is left to the gates.
    */
-  async preflight(label: string): Promise<void> {
+  async preflight(label: string, startupTimeoutMs: number): Promise<void> {
     if (this.target.kind === 'http') {
       const probe = new HttpProbe(this.target.url, this.target.headers ?? {});
       const init = {
@@ -73,14 +74,30 @@ export class GateContext {
     } catch (error) {
       throw unreachable(spawnProblem(this.target.command, error as NodeJS.ErrnoException), error);
     }
-    const init = await handshake(probe, LEGACY_VERSIONS[0], this.timeoutMs);
+    // A first start may pay for a download (`npx -y`) or a cold cache: more time than one request.
+    const budgetMs = startupTimeoutMs;
+    const init = await handshake(probe, LEGACY_VERSIONS[0], budgetMs);
     if (init?.result) {
       this.warm = { probe, init };
       return;
     }
-    if (init || probe.alive()) {
+    if (init) {
       await probe.close();
       return;
+    }
+    if (probe.alive()) {
+      // Alive but silent: every gate would wait for the same answer. Say so once, with the likely cause.
+      const stray = probe.stray[0];
+      const line = stderrReason(probe.stderr);
+      await probe.close();
+      throw unreachable(
+        `server "${label}" did not answer initialize within ${budgetMs / 1000} s` +
+          (stray
+            ? `; its stdout carried a line that is not JSON-RPC: ${JSON.stringify(stray.slice(0, 80))} (stdout must carry only protocol frames; log to stderr)`
+            : line
+              ? `; its stderr says: ${line}`
+              : ''),
+      );
     }
     // Its stderr is read to the end on close; a grandchild holding the pipe open must not hold us up.
     const ended = await Promise.race([

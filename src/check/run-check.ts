@@ -19,6 +19,8 @@ export interface CheckOptions {
   only?: readonly GateId[];
   /** Per request; default 5 s. */
   timeoutMs?: number;
+  /** For the first start's `initialize` answer (it may pay for a download); default the larger of 15 s and timeoutMs. */
+  startupTimeoutMs?: number;
   slowTool?: SlowTool;
   /** The environment stdio servers inherit from (the safe list, as the runtime passes). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -57,7 +59,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   ];
   const results = new Map<GateId, GateResult>();
   try {
-    await ctx.preflight(options.label);
+    const timeoutMs = options.timeoutMs ?? 5000;
+    await ctx.preflight(options.label, options.startupTimeoutMs ?? Math.max(timeoutMs, 15_000));
     for (const id of order) {
       try {
         results.set(id, await GATES[id](ctx));

@@ -12,6 +12,7 @@ interface CheckFlags {
   json?: boolean;
   only?: string;
   timeout?: number;
+  startupTimeout?: number;
   slowTool?: string;
   args?: string;
 }
@@ -30,6 +31,11 @@ export function registerCheckCommand(
     .option('--json', 'print the report as JSON')
     .option('--only <gates>', `comma-separated gates: ${GATE_IDS.join(', ')}`)
     .option('--timeout <seconds>', 'per-request timeout (default 5)', Number)
+    .option(
+      '--startup-timeout <seconds>',
+      "time for the first start's initialize answer (default 15, or --timeout if larger)",
+      Number,
+    )
     .option('--slow-tool <name>', 'a long-running tool for the progress and cancellation gates')
     .option('--args <json>', 'arguments for --slow-tool', '{}')
     .addHelpText(
@@ -48,6 +54,8 @@ given after -- as a command line:
         usage(`--only: unknown gate ${unknown.join(', ')}; gates: ${GATE_IDS.join(', ')}`);
       if (flags.timeout !== undefined && !(flags.timeout > 0))
         usage('--timeout must be a positive number of seconds');
+      if (flags.startupTimeout !== undefined && !(flags.startupTimeout > 0))
+        usage('--startup-timeout must be a positive number of seconds');
       const slowArgs = parseJsonText('--args', flags.args ?? '{}', false, '');
       const report = await runCheck({
         target,
@@ -55,6 +63,7 @@ given after -- as a command line:
         env: io.env,
         ...(only ? { only: only as GateId[] } : {}),
         ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
+        ...(flags.startupTimeout === undefined ? {} : { startupTimeoutMs: flags.startupTimeout * 1000 }),
         ...(flags.slowTool ? { slowTool: { name: flags.slowTool, args: slowArgs } } : {}),
       });
       io.out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));

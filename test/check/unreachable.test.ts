@@ -32,6 +32,15 @@ describe.concurrent('a server that cannot be checked at all is one line, at once
     expect(r.ms).toBeLessThan(15_000);
   });
 
+  it('a server that starts but never answers: one line naming the stray stdout line (it took 67 s, seven gates)', async () => {
+    const script = 'console.log("hello not json"); setInterval(() => {}, 1000)';
+    const r = await check(['--startup-timeout', '1', '--', process.execPath, '-e', script]);
+    expect(r.stderr).toBe(
+      `mcpkit: server "${process.execPath} -e '${script}'" did not answer initialize within 1 s; its stdout carried a line that is not JSON-RPC: "hello not json" (stdout must carry only protocol frames; log to stderr)\n`,
+    );
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+  });
+
   it('a Node server that throws at start: its Error: line, not the stack', async () => {
     const r = await check(['--', process.execPath, '-e', "throw new TypeError('no config')"]);
     expect(r.code).toBe(1);
