@@ -1,10 +1,10 @@
 import { McpkitError } from '../errors/index.js';
-import { exitWords, stderrReason } from '../internal/failure-words.js';
+import { exitWords, spawnProblem, stderrReason } from '../internal/failure-words.js';
 import { HttpProbe } from './http-probe.js';
 import { handshake, initializeParams, type JsonRpcMessage, LEGACY_VERSIONS, type Probe } from './probe.js';
 import type { GateResult } from './report.js';
 import { StdioProbe, type StdioTarget } from './stdio-probe.js';
-import { networkProblem, notMcp, spawnProblem, unreachable } from './unreachable.js';
+import { networkProblem, notMcp, unreachable } from './unreachable.js';
 
 /** A server to check: a command (stdio) or a URL (Streamable HTTP). */
 export type CheckTarget =

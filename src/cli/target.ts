@@ -1,5 +1,5 @@
 import type { RuntimeServerConfig } from '../client/index.js';
-import { effectiveServers, findServer, loadConfig, type ServerEntry, sanitizeName } from '../config/index.js';
+import { effectiveServers, findServer, loadConfig, type ServerEntry } from '../config/index.js';
 import { displayWords } from './format.js';
 import type { CliIO } from './io.js';
 
@@ -19,7 +19,8 @@ export async function resolveTargets(
     return [{ name: displayWords(adhoc), entry }];
   }
   if (server !== undefined && /^https?:\/\//i.test(server)) {
-    return [{ name: sanitizeName(new URL(server).host), entry: { url: server } }];
+    // Named by the URL as given, like an ad-hoc command line: `127-0-0-1-8765` said less.
+    return [{ name: server, entry: { url: server } }];
   }
   const config = await loadConfig({ cwd: io.cwd, env: io.env });
   for (const warning of config.warnings) io.err(`warning: ${warning}\n`);

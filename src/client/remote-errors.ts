@@ -16,13 +16,17 @@ export function shouldFallBackToSse(error: unknown): boolean {
   return status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 407;
 }
 
-/** True when a failure (or any of its causes) is a connection-level network error, worth a retry. */
+/**
+ * True when a failure (or any of its causes) is a connection-level network error, worth a retry. A name
+ * that does not exist (ENOTFOUND) is not: it will not appear in the seconds a retry waits (EAI_AGAIN, a
+ * resolver that could not answer now, is).
+ */
 export function isNetworkError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (
       typeof code === 'string' &&
-      /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|UND_ERR_)/.test(code)
+      /^(ECONNREFUSED|ECONNRESET|EAI_AGAIN|ETIMEDOUT|EPIPE|UND_ERR_)/.test(code)
     ) {
       return true;
     }

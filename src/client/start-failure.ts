@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import { isMcpkitError, McpkitError } from '../errors/index.js';
 import { exitWords, stderrReason } from '../internal/failure-words.js';
-import { describeRemoteError, type RemoteFailure } from '../internal/remote-failure.js';
+import { describeRemoteError, innermostCause, type RemoteFailure } from '../internal/remote-failure.js';
 import { FallbackFailed } from './connect-plan.js';
 import type { FailureCategory } from './events.js';
 import type { ServerFailure } from './server-handle.js';
@@ -55,7 +55,11 @@ export function startFailure(facts: StartFacts): ServerFailure {
   const stderr = (facts.stderr ?? []).slice(-3);
   const tries = facts.attempts === undefined ? '' : ` (${facts.attempts} attempts)`;
   const known = remote(error, url);
-  const message = known ? `${known.cause}${tries}: ${known.hint}` : messageOf(error);
+  const message = known
+    ? `${known.cause}${tries}: ${known.hint}`
+    : url !== undefined && isFetchFailure(error)
+      ? innermostCause(error, url)
+      : messageOf(error);
   return {
     category: 'handshake',
     message: stderr.length > 0 ? `${message}; last stderr: ${stderr.join(' | ')}` : message,
@@ -112,4 +116,11 @@ function remote(error: unknown, url: string | undefined): RemoteFailure | undefi
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A failure whose cause chain holds fetch's own "fetch failed" (its reason is deeper down). */
+function isFetchFailure(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof TypeError && e.message === 'fetch failed') return true;
+  return false;
 }

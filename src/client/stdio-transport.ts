@@ -1,5 +1,7 @@
 import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import { McpkitError } from '../errors/index.js';
 import { BatchedWriter } from '../internal/batched-writer.js';
+import { spawnProblem } from '../internal/failure-words.js';
 import { LineSplitter } from '../internal/line-splitter.js';
 import { type GroupChild, groupAlive, spawnGroup, stopGroup } from '../internal/process-group.js';
 
@@ -14,8 +16,10 @@ export interface StdioTransportOptions {
 }
 
 /** A spawn that failed before the process ran (ENOENT, EACCES, bad cwd). */
-export class SpawnError extends Error {
-  override readonly name = 'SpawnError';
+export class SpawnError extends McpkitError {
+  constructor(message: string, cause: unknown) {
+    super('SERVER_FAILED', message, { cause });
+  }
 }
 
 /**
@@ -75,8 +79,7 @@ export class StdioTransport implements Transport {
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
-        const where = this.options.cwd ? ` in ${this.options.cwd}` : '';
-        reject(new SpawnError(`cannot start "${this.options.command}"${where}: ${error.message}`));
+        reject(new SpawnError(spawnProblem(this.options.command, error, this.options.cwd), error));
       });
     });
     child.stdout.setEncoding('utf8');

@@ -23,3 +23,15 @@ export function stderrReason(lines: readonly string[]): string | undefined {
   const line = errorLine ?? lines.findLast((line) => !NOISE.test(line));
   return line?.trim();
 }
+
+/**
+ * A spawn that failed, in words: ENOENT is a command that is not installed or not on PATH (or, with a
+ * `cwd`, a directory that does not exist), EACCES one that is not executable.
+ */
+export function spawnProblem(command: string, error: NodeJS.ErrnoException, cwd?: string): string {
+  const start = `cannot start "${command}"${cwd ? ` in ${cwd}` : ''}`;
+  if (error.code === 'ENOENT')
+    return `${start}: not found (is it installed and on PATH?${cwd ? ' does the directory exist?' : ''})`;
+  if (error.code === 'EACCES') return `${start}: permission denied (not executable)`;
+  return `${start}: ${error.message}`;
+}

@@ -58,3 +58,16 @@ function socketAddress(error: Error): string | undefined {
   if (typeof address !== 'string' || typeof port !== 'number') return undefined;
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
+
+/**
+ * The deepest cause of a failed request to `url` when {@link describeRemoteError} knows none: fetch says
+ * only "fetch failed", its innermost cause says what ("bad port", "invalid URL").
+ */
+export function innermostCause(error: unknown, url: string): string {
+  const { host } = new URL(url);
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e.name === 'TimeoutError') return `no answer from ${host} in time`;
+  let inner: unknown = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  return `cannot reach ${host}: ${inner instanceof Error ? inner.message : String(inner)}`;
+}

@@ -55,7 +55,7 @@ describe('server commands while servers start', () => {
     const url = await notMcp();
     const r = await runInProcess(ws, ['call', url, 'echo']);
     expect(r.stderr).toMatch(
-      /^mcpkit: server "[\w-]+" failed to start \(handshake\): HTTP 404 Not Found from /,
+      /^mcpkit: server "http:\/\/127\.0\.0\.1:\d+\/mcp" failed to start \(handshake\): HTTP 404 Not Found from /,
     );
     expect(r.stderr).toContain(
       `HTTP 404 Not Found from ${url}: is this the MCP endpoint? check the URL path\n`,
@@ -83,5 +83,12 @@ describe('server commands while servers start', () => {
     expect(r.stdout).toMatch(/^srv \(1 resources?, 0 templates\)\n {2}notes:\/\/today {2}today\n$/);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+
+  it('names the deepest cause of a fetch that failed, and the server by its URL', async () => {
+    // Port 1 is on fetch's list of bad ports: undici refuses it before connecting ("fetch failed").
+    const r = await runInProcess(ws, ['tools', 'http://127.0.0.1:1/mcp']);
+    expect(r.stdout).toBe('http://127.0.0.1:1/mcp: failed (handshake): cannot reach 127.0.0.1:1: bad port\n');
+    expect(r.code).toBe(1);
   });
 });

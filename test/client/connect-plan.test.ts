@@ -100,7 +100,7 @@ describe('Runtime connect plan (in-process)', () => {
   });
 
   it('names the real cause of a failed start, by category', async () => {
-    const never = () => unreachable(fetchFailed('ENOTFOUND'));
+    const never = () => unreachable(fetchFailed('ECONNREFUSED'));
     const failures: RuntimeEventMap['server_failed'][0][] = [];
     runtime = await Runtime.create({
       startupPolicy: 'log-and-continue',
@@ -108,8 +108,10 @@ describe('Runtime connect plan (in-process)', () => {
       listeners: { server_failed: (failure) => failures.push(failure) },
       servers: [
         { name: 'novar', entry: { url: '${MISSING_HOST}/mcp' } },
-        // Only this one waits for its timeout: the others must fail on their own, at once.
-        { ...remote([], never), name: 'dns', entry: { url: URL, startupTimeout: 300 } },
+        // Only this one waits for its timeout (a refused connect is retried): the others fail at once.
+        { ...remote([], never), name: 'refused', entry: { url: URL, startupTimeout: 300 } },
+        // A name that does not exist is not retried.
+        { ...remote([], () => unreachable(fetchFailed('ENOTFOUND'))), name: 'dns' },
         { ...remote([], () => unreachable(httpError(404, 'Not Found'))), name: 'not-mcp' },
         { ...remote([], () => unreachable(fetchFailed('ERR_SSL_WRONG_VERSION_NUMBER'))), name: 'tls' },
       ],
@@ -126,15 +128,20 @@ describe('Runtime connect plan (in-process)', () => {
         message:
           'TLS error with mcp.example.test:8123 (ERR_SSL_WRONG_VERSION_NUMBER): check http:// versus https:// and the server certificate',
       },
-      dns: {
+      refused: {
         category: 'timeout',
         message:
-          'no handshake within 300 ms; last attempt: DNS lookup failed for mcp.example.test (no such host): check the host name',
+          'no handshake within 300 ms; last attempt: connection refused at mcp.example.test:8123: is the server running?',
+      },
+      dns: {
+        category: 'handshake',
+        message: 'DNS lookup failed for mcp.example.test (no such host): check the host name',
       },
     });
     expect(runtime.servers().map((s) => s.failure?.category)).toEqual([
       'config',
       'timeout',
+      'handshake',
       'handshake',
       'handshake',
     ]);

@@ -282,7 +282,7 @@ describe('Runtime failures', () => {
       ['silent', 'timeout'],
     ]);
     expect(failures[0]?.message).toContain(
-      'cannot start "mcpkit-no-such-command-xyz": spawn mcpkit-no-such-command-xyz ENOENT',
+      'cannot start "mcpkit-no-such-command-xyz": not found (is it installed and on PATH?)',
     );
     expect(failures[1]?.message).toContain('environment variable MISSING_BIN (in command) is not set');
   });

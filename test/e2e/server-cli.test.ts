@@ -27,7 +27,7 @@ describe('mcpkit tools', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('raw (5 tools)\n  crash     Exits the process while the call is in flight.\n');
     expect(r.stdout).toContain(
-      'broken: failed (spawn): cannot start "mcpkit-no-such-command-xyz": spawn mcpkit-no-such-command-xyz ENOENT\n',
+      'broken: failed (spawn): cannot start "mcpkit-no-such-command-xyz": not found (is it installed and on PATH?)\n',
     );
     expect(r.stderr).toBe('mcpkit: 1 of 2 servers failed: broken\n');
   });
