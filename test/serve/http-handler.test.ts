@@ -227,7 +227,13 @@ describe('serveOverHttp: HTTP edges', () => {
   it('answers two Host headers with 400 (RFC 9112)', async () => {
     const served = await serveOverHttp(waitingServer().factory);
     cleanups.push(() => served.close());
-    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    // An initialize: with one Host header it opens a session (200).
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const socket = connect(served.port, '127.0.0.1');
     socket.write(
       `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\ncontent-type: application/json\r\n` +
@@ -238,8 +244,10 @@ describe('serveOverHttp: HTTP edges', () => {
       reply += chunk.toString();
     });
     await eventually(() => (reply.includes('\r\n\r\n') ? true : undefined));
-    socket.destroy();
     expect(reply.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    await eventually(() => (reply.includes('}') ? true : undefined));
+    expect(reply).toContain('more than one Host header');
+    socket.destroy();
   });
 
   it('answers an upload over the limit with 413 and Connection: close, which the client receives', async () => {
