@@ -1,32 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** How much of an upload over the limit is read and dropped so that the client gets its 413 cleanly. */
+const DRAIN_BYTES = 8 * 1024 * 1024;
+
 /**
- * The request body as text; undefined when it is larger than `limit`. Past the limit the rest of the
- * upload is read and dropped (up to another `limit`, then the socket goes): breaking off the read reset
- * the connection under the client, which then saw ECONNRESET instead of the 413.
+ * The request body as text; undefined when it is larger than `limit`. An upload over the limit is read to
+ * its end and dropped (up to another 8 MiB) before the caller answers: answering mid-upload and closing
+ * reset the connection under the client, which then saw ECONNRESET instead of the 413.
  */
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   const declared = Number(req.headers['content-length']);
+  const drainLimit = limit + DRAIN_BYTES;
   return new Promise<string | undefined>((resolve, reject) => {
+    // Too large to drain: answer now (the connection closes after the answer).
+    if (Number.isFinite(declared) && declared > drainLimit) {
+      resolve(undefined);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = Number.isFinite(declared) && declared > limit;
-    if (tooLarge) resolve(undefined);
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (tooLarge) {
-        if (size > 2 * limit) req.socket.destroy();
-        return;
-      }
-      if (size > limit) {
-        tooLarge = true;
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      if (size > drainLimit) resolve(undefined);
+      else if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    req.once('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.once('error', reject);
   });
 }
