@@ -121,8 +121,13 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         return rpcError(409, id, -32600, `Invalid Request: id ${JSON.stringify(id)} is already in use`);
       session.inFlight.add(id);
     }
-    const response = await session.transport.handleRequest(request, { parsedBody: message });
-    if (isRequest && response.status >= 400) session.inFlight.delete(id);
+    let response: Response | undefined;
+    try {
+      response = await session.transport.handleRequest(request, { parsedBody: message });
+    } finally {
+      // Refused (or failed) before the server saw it: no answer will free the id.
+      if (isRequest && (response === undefined || response.status >= 400)) session.inFlight.delete(id);
+    }
     if (message.method === 'notifications/cancelled') {
       const cancelled = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       if (cancelled !== undefined && session.inFlight.delete(cancelled))

@@ -80,7 +80,7 @@ export class HttpSessions {
   async closeAll(): Promise<void> {
     this.stopSweeper();
     const all = [...this.live.values()];
-    for (const session of all) this.end(session, 'closed');
+    for (const session of all) this.remove(session.id, 'closed');
     await Promise.all(all.map((s) => s.close().catch(() => undefined)));
   }
 
