@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { BatchedWriter } from '../internal/batched-writer.js';
-import { LineSplitter } from '../internal/line-splitter.js';
+import { LineSplitter, MAX_LINE_LENGTH } from '../internal/line-splitter.js';
 import { checkFrame } from './frames.js';
 
 /**
@@ -28,6 +28,12 @@ export type FrameIntercept = (
   context?: InterceptContext,
 ) => boolean;
 
+const LINE_TOO_LONG = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32600, message: `Invalid Request: line longer than ${MAX_LINE_LENGTH / 1024 / 1024} MiB` },
+} as unknown as JSONRPCMessage;
+
 export class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -46,7 +52,10 @@ export class GuardedStdioTransport implements Transport {
 
   async start(): Promise<void> {
     this.input.setEncoding('utf8');
-    const lines = new LineSplitter((line) => this.onLine(line));
+    const lines = new LineSplitter((line) => this.onLine(line), {
+      // The rest of the line is skipped; the next frame is served as usual.
+      onOverflow: () => void this.send(LINE_TOO_LONG),
+    });
     this.input.on('data', (chunk: string) => lines.push(chunk));
     this.input.on('end', () => void this.close());
     this.input.on('error', (error) => this.onerror?.(error));
@@ -70,7 +79,7 @@ export class GuardedStdioTransport implements Transport {
   private onLine(line: string): void {
     const checked = checkFrame(line);
     if (!checked.ok) {
-      void this.send(checked.answer as unknown as JSONRPCMessage);
+      if (checked.answer) void this.send(checked.answer as unknown as JSONRPCMessage);
       return;
     }
     // The frame as checkFrame parsed it (parsed once).

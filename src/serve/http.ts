@@ -1,26 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, type McpServerFactory } from '@modelcontextprotocol/server';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { McpkitError } from '../errors/index.js';
-import { checkFrame } from './frames.js';
-import type { FrameIntercept } from './guarded-stdio.js';
-import { isAllowedRequest } from './host-check.js';
+import { createHttpHandler, type HttpHandlerOptions } from './http-handler.js';
 
-/** Options for {@link serveOverHttp}. */
-export interface ServeHttpOptions {
+/** Options for {@link serveOverHttp}: where to listen, and the endpoint's {@link HttpHandlerOptions}. */
+export interface ServeHttpOptions extends HttpHandlerOptions {
   /** Default 127.0.0.1: a local server is not reachable from the network unless asked. */
   host?: string;
   /** Default 0: any free port. */
   port?: number;
-  /** Host names accepted besides localhost / 127.0.0.1 / [::1] (when serving beyond this machine). */
-  allowedHosts?: string[];
-  /** Largest request body accepted; default 4 MiB. */
-  maxBodyBytes?: number;
-  onError?: (error: Error) => void;
-  /** 2026-07-28 requests to handle before the SDK (a proxy's hot path); see {@link FrameIntercept}. */
-  intercept?: FrameIntercept;
 }
 
 /** A running HTTP server. */
@@ -28,125 +17,36 @@ export interface HttpServerHandle {
   /** The MCP endpoint, e.g. http://127.0.0.1:41234/mcp. */
   url: string;
   port: number;
-  close(): Promise<void>;
-}
-
-interface LegacySession {
-  transport: NodeStreamableHTTPServerTransport;
+  /** Live 2025 sessions (idle ones are reaped, see {@link HttpHandlerOptions}). */
+  readonly sessions: number;
   close(): Promise<void>;
 }
 
 /**
- * Serves an MCP server over Streamable HTTP for both generations on one endpoint: 2026-07-28 requests go
- * to the SDK's stateless `createMcpHandler`; 2025 clients get real sessions (`Mcp-Session-Id` issued on
- * initialize, 404 for an unknown one, DELETE ends one). Foreign Host/Origin headers are refused (403),
- * malformed bodies answered with -32700 / -32600.
+ * Serves an MCP server over Streamable HTTP on host:port: {@link createHttpHandler}'s endpoint (both
+ * generations, 2025 sessions, Host/Origin checks) behind a node `http` server. A port reserved with
+ * {@link reserveHttpPort} is taken over.
  */
 export async function serveOverHttp(
   factory: McpServerFactory,
   options: ServeHttpOptions = {},
 ): Promise<HttpServerHandle> {
-  const onError =
-    options.onError ?? ((error: Error) => process.stderr.write(`mcpkit serve: ${error.message}\n`));
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const modern = createMcpHandler(factory, { legacy: 'reject', onerror: onError });
-  const modernNode = toNodeHandler(modern);
-  const sessions = new Map<string, LegacySession>();
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (!isAllowedRequest(req.headers, options.allowedHosts)) {
-      return json(res, 403, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32000, message: 'Forbidden: Host or Origin not allowed' },
-      });
-    }
-    const sessionHeader = req.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    const session = sessionId === undefined ? undefined : sessions.get(sessionId);
-    if (sessionId !== undefined && !session) {
-      return json(res, 404, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32001, message: 'Session not found' },
-      });
-    }
-    if (req.method !== 'POST') {
-      if (session && (req.method === 'GET' || req.method === 'DELETE'))
-        return session.transport.handleRequest(req, res);
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const body = await readBody(req, maxBody);
-    if (body === undefined) {
-      return json(res, 413, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32600, message: 'Request body too large' },
-      });
-    }
-    const checked = checkFrame(body);
-    if (!checked.ok) return json(res, 400, checked.answer);
-    const parsed: unknown = checked.message;
-    if (session) return session.transport.handleRequest(req, res, parsed);
-    if (options.intercept && isPlainModernRequest(req, parsed)) {
-      const aborted = new AbortController();
-      res.once('close', () => {
-        if (!res.writableFinished) aborted.abort('the client went away');
-      });
-      const reply = async (message: unknown) => json(res, 200, message);
-      if (options.intercept(parsed as never, reply, { era: 'modern', signal: aborted.signal })) return;
-    }
-    if ((parsed as { method?: unknown }).method === 'initialize') return startSession(req, res, parsed);
-    // Inside a request handler `method` and `url` are always set; the SDK's type says so, node's does not.
-    const nodeReq = req as IncomingMessage & { method: string; url: string };
-    if (!(await isLegacyRequest(await toWebRequest(nodeReq, parsed), parsed)))
-      return modernNode(nodeReq, res, parsed);
-    return json(res, 400, {
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: -32000, message: 'Bad Request: no valid session id' },
-    });
-  };
-
-  const startSession = async (req: IncomingMessage, res: ServerResponse, parsed: unknown) => {
-    const server = await factory({ era: 'legacy' });
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => server.close() });
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, parsed);
-  };
-
+  const handler = createHttpHandler(factory, options);
   const host = options.host ?? '127.0.0.1';
   const http = takeReservation(host, options.port) ?? (await listen(host, options.port ?? 0));
   // A reserved port answered 503 while the server was being built; from now on it serves.
   http.removeAllListeners('request');
-  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((error: unknown) => {
-      onError(error instanceof Error ? error : new Error(String(error)));
-      if (!res.headersSent)
-        json(res, 500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
-    });
-  });
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => void handler.handle(req, res));
   const { port } = http.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}/mcp`,
+    url: `http://${urlHost}:${port}${options.path ?? '/mcp'}`,
     port,
+    get sessions() {
+      return handler.sessions;
+    },
     close: async () => {
-      for (const session of sessions.values()) await session.close().catch(() => undefined);
-      sessions.clear();
-      await modern.close().catch(() => undefined);
+      await handler.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
@@ -233,41 +133,4 @@ function listenProblem(error: NodeJS.ErrnoException): string {
     default:
       return error.message;
   }
-}
-
-const MODERN = '2026-07-28';
-
-/**
- * A 2026-07-28 request whose headers and body agree (what the SDK checks before anything else): the only
- * kind an intercept is offered, so every other case keeps the SDK's exact answers.
- */
-function isPlainModernRequest(req: IncomingMessage, parsed: unknown): boolean {
-  const message = parsed as {
-    method?: unknown;
-    id?: unknown;
-    params?: { name?: unknown; _meta?: Record<string, unknown> };
-  };
-  if (typeof message.method !== 'string' || message.id === undefined) return false;
-  if (req.headers['mcp-protocol-version'] !== MODERN || req.headers['mcp-method'] !== message.method)
-    return false;
-  if (message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN) return false;
-  const name = req.headers['mcp-name'];
-  if (name !== undefined && name !== message.params?.name) return false;
-  return String(req.headers.accept ?? '').includes('application/json');
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-/** The request body as text; undefined when it is larger than `limit`. */
-async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

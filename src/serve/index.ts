@@ -3,7 +3,15 @@
 
 export type { FrameIntercept, InterceptContext } from './guarded-stdio.js';
 export { isAllowedRequest } from './host-check.js';
-export { type HttpServerHandle, type ServeHttpOptions, serveOverHttp } from './http.js';
+export {
+  type HttpPortReservation,
+  type HttpServerHandle,
+  reserveHttpPort,
+  type ServeHttpOptions,
+  serveOverHttp,
+} from './http.js';
+export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http-handler.js';
+export type { SessionEndReason, SessionLimits } from './http-sessions.js';
 export { modernResult, SERVER_INFO_META_KEY } from './modern-result.js';
 export { PAGE_SIZE, pageOf } from './pagination.js';
 export { type ProgressUpdate, progressSender, progressTokenOf } from './progress.js';

@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type JSONRPCMessage,
+  type McpServerFactory,
+  type RequestId,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { checkFrame } from './frames.js';
+import type { FrameIntercept } from './guarded-stdio.js';
+import { isAllowedRequest } from './host-check.js';
+import { readNodeBody, readWebBody, writeResponse } from './http-io.js';
+import { type HttpSession, HttpSessions, type SessionLimits } from './http-sessions.js';
+
+/** Options for {@link createHttpHandler} (and {@link serveOverHttp}). */
+export interface HttpHandlerOptions extends SessionLimits {
+  /** The one path that serves MCP; every other path gets 404. Default `/mcp`. */
+  path?: string;
+  /** Host names accepted besides localhost / 127.0.0.1 / [::1] (when serving beyond this machine). */
+  allowedHosts?: string[];
+  /** Largest request body accepted; default 4 MiB. */
+  maxBodyBytes?: number;
+  onError?: (error: Error) => void;
+  /** 2026-07-28 requests to handle before the SDK (a proxy's hot path); see {@link FrameIntercept}. */
+  intercept?: FrameIntercept;
+}
+
+/** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
+export interface HttpHandler {
+  /** Serves one request of a node `http` server. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * Serves one web-standard request in-process, like Hono's `app.request()`; a string is a path or URL
+   * (`request('/mcp', { method: 'POST', body })`). Also usable as the `fetch` of an SDK client transport.
+   */
+  request(input: Request | string, init?: RequestInit): Promise<Response>;
+  /** Live 2025 sessions. */
+  readonly sessions: number;
+  /** Ends every session and in-flight modern exchange. */
+  close(): Promise<void>;
+}
+
+const MODERN = '2026-07-28';
+
+const rpcError = (status: number, id: RequestId | null, code: number, message: string, headers = {}) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+/**
+ * The Streamable HTTP endpoint of {@link serveOverHttp}, callable without a port: 2026-07-28 requests go
+ * to the SDK's stateless `createMcpHandler`; 2025 clients get real sessions (`Mcp-Session-Id` issued on
+ * initialize, 404 for an unknown one, DELETE ends one, idle ones reaped). Foreign Host/Origin headers are
+ * refused (403), other paths 404, malformed bodies answered with -32700 / -32600 / -32602.
+ *
+ * @example
+ * const mcp = createHttpHandler(factory);
+ * const res = await mcp.request('/mcp', { method: 'POST', headers, body: JSON.stringify(frame) });
+ */
+export function createHttpHandler(factory: McpServerFactory, options: HttpHandlerOptions = {}): HttpHandler {
+  const onError =
+    options.onError ?? ((error: Error) => process.stderr.write(`mcpkit serve: ${error.message}\n`));
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const path = options.path ?? '/mcp';
+  const modern = createMcpHandler(factory, { legacy: 'reject', onerror: onError });
+  const sessions = new HttpSessions(options);
+
+  /** Host/Origin and path: checked before a byte of the body is read. */
+  const refusal = (headers: IncomingHttpHeaders, pathname: string): Response | undefined => {
+    if (!isAllowedRequest(headers, options.allowedHosts))
+      return rpcError(403, null, -32000, 'Forbidden: Host or Origin not allowed');
+    if (pathname !== path) return rpcError(404, null, -32000, `Not Found: MCP is served on ${path}`);
+    return undefined;
+  };
+
+  const route = async (
+    request: Request,
+    text: string | undefined,
+    checked = checkFrame(text ?? ''),
+  ): Promise<Response> => {
+    const sessionId = request.headers.get('mcp-session-id') ?? undefined;
+    const session = sessionId === undefined ? undefined : sessions.use(sessionId);
+    if (sessionId !== undefined && !session) return rpcError(404, null, -32001, 'Session not found');
+    if (request.method !== 'POST') {
+      if (session && (request.method === 'GET' || request.method === 'DELETE'))
+        return session.transport.handleRequest(request);
+      return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    }
+    if (!checked.ok) {
+      const answer = checked.answer;
+      return answer ? rpcError(400, answer.id, answer.error.code, answer.error.message) : accepted();
+    }
+    const message = checked.message;
+    if (session) return inSession(session, request, message);
+    if (options.intercept && isPlainModernRequest((name) => request.headers.get(name), message)) {
+      let reply: (answer: JSONRPCMessage) => Promise<void> = async () => undefined;
+      const answered = new Promise<Response>((resolve) => {
+        reply = async (answer) => resolve(Response.json(answer));
+      });
+      const context = { era: 'modern' as const, signal: request.signal };
+      if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
+    }
+    if (message.method === 'initialize') return startSession(request, message);
+    if (!(await isLegacyRequest(request, message))) return modern.fetch(request, { parsedBody: message });
+    return rpcError(400, null, -32000, 'Bad Request: no valid session id');
+  };
+
+  /**
+   * A POST in a 2025 session. The transport keeps one stream per request id: a second request with an id
+   * still in flight took the first one's stream and one of them never ended, so it is refused; a request
+   * cancelled by `notifications/cancelled` gets no answer (MCP), so its stream is ended here.
+   */
+  const inSession = async (session: HttpSession, request: Request, message: Record<string, unknown>) => {
+    const id = message.id as RequestId | undefined;
+    const isRequest = typeof message.method === 'string' && id !== undefined;
+    if (isRequest) {
+      if (session.inFlight.has(id))
+        return rpcError(409, id, -32600, `Invalid Request: id ${JSON.stringify(id)} is already in use`);
+      session.inFlight.add(id);
+    }
+    let response: Response | undefined;
+    try {
+      response = await session.transport.handleRequest(request, { parsedBody: message });
+    } finally {
+      // Refused (or failed) before the server saw it: no answer will free the id.
+      if (isRequest && (response === undefined || response.status >= 400)) session.inFlight.delete(id);
+    }
+    if (message.method === 'notifications/cancelled') {
+      const cancelled = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (cancelled !== undefined && session.inFlight.delete(cancelled))
+        session.transport.closeSSEStream(cancelled);
+    }
+    return response;
+  };
+
+  const startSession = async (request: Request, message: Record<string, unknown>) => {
+    const server = await factory({ era: 'legacy' });
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.add({ id, transport, inFlight: new Set(), lastSeen: 0, close: () => server.close() });
+      },
+      onsessionclosed: (id) => sessions.remove(id, 'deleted'),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.remove(transport.sessionId, 'closed');
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody: message });
+  };
+
+  const failed = (error: unknown): Response => {
+    onError(error instanceof Error ? error : new Error(String(error)));
+    return rpcError(500, null, -32603, 'Internal error');
+  };
+
+  return {
+    async handle(req, res) {
+      try {
+        const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+        const refused = hasTwoHosts(req.rawHeaders)
+          ? rpcError(400, null, -32600, 'Bad Request: more than one Host header')
+          : refusal(req.headers, pathname);
+        if (refused) return await writeResponse(res, refused);
+        let text: string | undefined;
+        if (req.method === 'POST') {
+          text = await readNodeBody(req, maxBody);
+          if (text === undefined) return await writeResponse(res, tooLarge());
+        }
+        const aborted = new AbortController();
+        res.once('close', () => {
+          if (!res.writableFinished) aborted.abort('the client went away');
+        });
+        const checked = checkFrame(text ?? '');
+        // The hot path of a proxy, answered without building web Request/Response objects (they halved
+        // the gateway's HTTP throughput).
+        const header = (name: string) => {
+          const value = req.headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        if (
+          checked.ok &&
+          options.intercept &&
+          header('mcp-session-id') === undefined &&
+          isPlainModernRequest(header, checked.message)
+        ) {
+          const reply = async (answer: JSONRPCMessage) => {
+            res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+          };
+          const context = { era: 'modern' as const, signal: aborted.signal };
+          if (options.intercept(checked.message as unknown as JSONRPCMessage, reply, context)) return;
+        }
+        const request = new Request(`http://${req.headers.host}${req.url}`, {
+          method: req.method ?? 'GET',
+          headers: webHeaders(req.headers),
+          signal: aborted.signal,
+        });
+        await writeResponse(res, await route(request, text, checked).catch(failed));
+      } catch (error) {
+        if (!res.headersSent) await writeResponse(res, failed(error));
+        else res.destroy();
+      }
+    },
+    async request(input, init) {
+      const request =
+        typeof input === 'string'
+          ? new Request(new URL(input, 'http://127.0.0.1'), init)
+          : new Request(input, init);
+      const url = new URL(request.url);
+      const headers = {
+        host: request.headers.get('host') ?? url.host,
+        origin: request.headers.get('origin') ?? undefined,
+      };
+      const refused = refusal(headers, url.pathname);
+      if (refused) return refused;
+      let text: string | undefined;
+      if (request.method === 'POST') {
+        text = await readWebBody(request, maxBody);
+        if (text === undefined) return tooLarge();
+      }
+      return route(request, text).catch(failed);
+    },
+    get sessions() {
+      return sessions.size;
+    },
+    async close() {
+      await sessions.closeAll();
+      await modern.close().catch(() => undefined);
+    },
+  };
+}
+
+const accepted = () => new Response(null, { status: 202 });
+
+/** 413 with `Connection: close`: the rest of the upload is not read, so the connection cannot be reused. */
+const tooLarge = () => rpcError(413, null, -32600, 'Request body too large', { connection: 'close' });
+
+/** RFC 9112 §3.2: a request with more than one Host header gets 400 (which one would we check?). */
+function hasTwoHosts(rawHeaders: readonly string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === 'host' && ++seen > 1) return true;
+  }
+  return false;
+}
+
+function webHeaders(headers: IncomingHttpHeaders): Headers {
+  const result = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    result.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return result;
+}
+
+/**
+ * A 2026-07-28 request whose headers and body agree (what the SDK checks before anything else): the only
+ * kind an intercept is offered, so every other case keeps the SDK's exact answers.
+ */
+function isPlainModernRequest(
+  header: (name: string) => string | null | undefined,
+  parsed: Record<string, unknown>,
+): boolean {
+  const message = parsed as {
+    method?: unknown;
+    id?: unknown;
+    params?: { name?: unknown; _meta?: Record<string, unknown> };
+  };
+  if (typeof message.method !== 'string' || message.id === undefined) return false;
+  if (header('mcp-protocol-version') !== MODERN || header('mcp-method') !== message.method) return false;
+  if (message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN) return false;
+  const name = header('mcp-name');
+  if (name != null && name !== message.params?.name) return false;
+  return (header('accept') ?? '').includes('application/json');
+}
