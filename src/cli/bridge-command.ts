@@ -3,13 +3,11 @@ import { contractWarnings } from '../bridge/contract-warnings.js';
 import { createBridge, loadContract } from '../bridge/index.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
-import { collect, hostAddress, parseTransport, portNumber, usage } from './options.js';
-import { serveUntilDone } from './serve-until-done.js';
+import { collect, usage } from './options.js';
+import { addServeOptions, checkServeFlags } from './serve-options.js';
+import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
-interface BridgeFlags {
-  transport?: 'stdio' | 'http' | 'sse';
-  host: string;
-  port?: number;
+interface BridgeFlags extends ServeFlags {
   readOnly?: boolean;
   set: string[];
   printTools?: boolean;
@@ -17,16 +15,12 @@ interface BridgeFlags {
 
 /** `mcpkit bridge <contract>` serves a contract's tools; `mcpkit bridge lint <contract>` checks it. */
 export function registerBridgeCommand(program: Command, io: CliIO, _adhoc?: readonly string[]): void {
-  program
-    .command('bridge')
+  addServeOptions(program.command('bridge'))
     .description(
       'serve a command-line program as MCP tools from a YAML contract; `bridge lint <contract>` checks one',
     )
     .argument('<contract>', 'the contract file (or "lint")')
     .argument('[lint-contract]', 'with lint: the contract to check')
-    .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
-    .option('--host <host>', 'HTTP bind address', hostAddress, '127.0.0.1')
-    .option('--port <n>', 'HTTP port (default 0: any free port)', portNumber)
     .option('--read-only', 'serve only tools annotated readOnlyHint: true')
     .option(
       '--set <key=value>',
@@ -40,7 +34,7 @@ export function registerBridgeCommand(program: Command, io: CliIO, _adhoc?: read
       const file = lint ? second : first;
       if (file === undefined) usage('bridge lint: missing <contract>');
       if (!lint && second !== undefined) usage(`bridge: unexpected argument "${second}"`);
-      if (!lint && flags.transport === 'sse') usage('bridge serves stdio or http');
+      if (!lint) checkServeFlags('bridge', flags);
       const port = lint ? undefined : await bindFirst(flags);
       try {
         const loaded = await loadContract(file);

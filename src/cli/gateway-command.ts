@@ -14,13 +14,11 @@ import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
-import { hostAddress, parseTransport, portNumber, usage } from './options.js';
-import { serveUntilDone } from './serve-until-done.js';
+import { usage } from './options.js';
+import { addServeOptions, checkServeFlags } from './serve-options.js';
+import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
-interface GatewayFlags {
-  transport?: 'stdio' | 'http' | 'sse';
-  host: string;
-  port?: number;
+interface GatewayFlags extends ServeFlags {
   only?: string[];
   except?: string[];
   prefix: PrefixMode;
@@ -50,12 +48,8 @@ function oneOf<T extends string>(flag: string, allowed: readonly T[]): (value: s
 
 /** `mcpkit gateway` serves every configured server behind one; `mcpkit trust <server>` re-pins its tools. */
 export function registerGatewayCommands(program: Command, io: CliIO): void {
-  program
-    .command('gateway')
+  addServeOptions(program.command('gateway'))
     .description('serve every configured MCP server behind one, with tool_search when tools are many')
-    .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
-    .option('--host <host>', 'HTTP bind address', hostAddress, '127.0.0.1')
-    .option('--port <n>', 'HTTP port (default 0: any free port)', portNumber)
     .option('--only <names>', 'serve only these servers (comma-separated)', names)
     .option('--except <names>', 'serve all but these servers (comma-separated)', names)
     .option(
@@ -89,7 +83,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       10_000,
     )
     .action(async (flags: GatewayFlags) => {
-      if (flags.transport === 'sse') usage('gateway serves stdio or http');
+      checkServeFlags('gateway', flags);
       // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
       const port = await bindFirst(flags);
       // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.

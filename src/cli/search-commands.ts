@@ -13,13 +13,11 @@ import {
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
-import { collect, hostAddress, parseTransport, portNumber, positiveInteger, usage } from './options.js';
-import { serveUntilDone } from './serve-until-done.js';
+import { collect, positiveInteger, usage } from './options.js';
+import { addServeOptions, checkServeFlags } from './serve-options.js';
+import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
-interface ServerFlags {
-  transport?: 'stdio' | 'http' | 'sse';
-  host: string;
-  port?: number;
+interface ServerFlags extends ServeFlags {
   allowPath: string[];
   model?: string;
   mode?: string;
@@ -43,13 +41,9 @@ const NO_VECTORS =
 
 /** `mcpkit search-server`, `mcpkit query`, `mcpkit index`: code search over a repository. */
 export function registerSearchCommands(program: Command, io: CliIO): void {
-  program
-    .command('search-server')
+  addServeOptions(program.command('search-server'))
     .description('serve code search (search, find_related) over a repository')
     .argument('[path]', 'the repository (default: the current directory)')
-    .option('-t, --transport <transport>', 'stdio (default) or http', parseTransport)
-    .option('--host <host>', 'HTTP bind address', hostAddress, '127.0.0.1')
-    .option('--port <n>', 'HTTP port (default 0: any free port)', portNumber)
     .option('--allow-path <dir>', 'another directory a call may search (repeatable)', collect, [])
     .option(
       '--model <dir>',
@@ -58,7 +52,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .option('--mode <mode>', 'the mode of a search that names none: hybrid (default), semantic or bm25')
     .option('--no-vectors', NO_VECTORS)
     .action(async (path: string | undefined, flags: ServerFlags) => {
-      if (flags.transport === 'sse') usage('search-server serves stdio or http');
+      checkServeFlags('search-server', flags);
       const mode = modeFlag(flags);
       const root = resolve(io.cwd, path ?? '.');
       // Bound before the repository is indexed: a busy port fails at once.

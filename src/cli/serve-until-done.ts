@@ -10,6 +10,10 @@ export interface ServeFlags {
   transport?: 'stdio' | 'http' | 'sse';
   host: string;
   port?: number;
+  /** Seconds a 2025 HTTP session may stay idle. */
+  sessionIdle?: number;
+  /** How many 2025 HTTP sessions are kept at most. */
+  maxSessions?: number;
 }
 
 /**
@@ -49,6 +53,13 @@ export async function serveUntilDone(
         host: flags.host,
         ...(intercept ? { intercept } : {}),
         ...(flags.port ? { port: flags.port } : {}),
+        ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
+        ...(flags.maxSessions ? { maxSessions: flags.maxSessions } : {}),
+        // Reaping is worth a line for an operator; the id is not (it admits to the session).
+        onSessionEnd: (_id, reason) => {
+          if (reason === 'idle' || reason === 'evicted')
+            io.err(`${label}: closed an HTTP session (${reason})\n`);
+        },
       });
       closeFront = () => http.close();
       io.err(`${label} on ${http.url}\n`);

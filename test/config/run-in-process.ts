@@ -11,11 +11,11 @@ export function runInProcess(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<CliResult> {
-  return runCli(args, ws.project, { ...ws.env, ...env });
+  return runInProcessAt(args, ws.project, { ...ws.env, ...env });
 }
 
 /** `mcpkit …` in this process in `cwd` with exactly `env`: exit code, stdout and stderr. */
-export async function runCli(
+export async function runInProcessAt(
   args: string[],
   cwd: string,
   env: Record<string, string | undefined>,

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCli } from '../config/run-in-process.js';
+import { runInProcessAt } from '../config/run-in-process.js';
 import type { CliResult } from '../helpers/cli.js';
 
 /** The text of a tool result. */
@@ -47,7 +47,7 @@ export async function writeSearchRepos(repo: string, other: string): Promise<voi
 
 /** `mcpkit …` run in this process (`run(argv, io)`) with only PATH set: exit code, stdout and stderr. */
 export function mcpkit(cwd: string, ...args: string[]): Promise<CliResult> {
-  return runCli(args, cwd, { PATH: process.env.PATH ?? '' });
+  return runInProcessAt(args, cwd, { PATH: process.env.PATH ?? '' });
 }
 
 /** A tiny model2vec-format model written by the test: "backoff" lies near "retry" and "wait", far from "cache". */

@@ -1,0 +1,83 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runInProcess } from '../config/run-in-process.js';
+import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
+import { fixture } from '../helpers/servers.js';
+
+let ws: Workspace;
+beforeEach(async () => {
+  ws = await createWorkspace();
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+const contract = fixture('bridge/contract.yaml');
+
+describe('the serving flags of bridge, gateway and search-server', () => {
+  it.each([
+    [['gateway', '--port', '8765'], 'mcpkit: --port: only with -t http (gateway serves stdio otherwise)\n'],
+    [
+      ['search-server', '--session-idle', '60', '--max-sessions', '5'],
+      'mcpkit: --session-idle, --max-sessions: only with -t http (search-server serves stdio otherwise)\n',
+    ],
+    [
+      ['bridge', contract, '-t', 'sse'],
+      'mcpkit: bridge serves stdio or http (-t http); legacy SSE is for clients only\n',
+    ],
+  ])('refuses %j with one line and exit 2 (HTTP flags were ignored in silence)', async (args, line) => {
+    const r = await runInProcess(ws, args);
+    expect(r).toEqual({ code: 2, stdout: '', stderr: line });
+  });
+
+  it('--session-idle closes an idle 2025 session: the next request with its id is 404', async () => {
+    let child: ChildProcess | undefined;
+    let stderr = '';
+    const done = runCli(
+      ws,
+      ['bridge', contract, '-t', 'http', '--port', '0', '--session-idle', '1'],
+      {},
+      {
+        onSpawn: (c) => {
+          child = c;
+          c.stderr?.on('data', (chunk: Buffer) => {
+            stderr += chunk.toString();
+          });
+        },
+      },
+    );
+    try {
+      const url = await eventually(() => /on (http:\/\/\S+)/.exec(stderr)?.[1]);
+      const post = (body: unknown, session?: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+          },
+          body: JSON.stringify(body),
+        });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      const session = init.headers.get('mcp-session-id') ?? '';
+      expect(session).not.toBe('');
+      await init.text();
+      // Left alone for a second, the session is reaped (a line on stderr says so, without its id) ...
+      await eventually(() => (stderr.includes(': closed an HTTP session (idle)') ? true : undefined));
+      expect(stderr).not.toContain(session);
+      // ... and its id is unknown from then on.
+      const ping = await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, session);
+      await ping.text();
+      expect(ping.status).toBe(404);
+    } finally {
+      child?.kill('SIGTERM');
+      await done;
+    }
+  });
+});
