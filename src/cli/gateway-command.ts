@@ -126,6 +126,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           prefix: flags.prefix,
           ...(flags.deferThreshold === undefined ? {} : { deferThreshold: flags.deferThreshold }),
           pin: flags.pin,
+          // mcpkit's own search changes with mcpkit: pinning it would only ever warn about an upgrade.
+          unpinned: builtIn.map((b) => b.name).filter((n) => !first.servers.some((s) => s.name === n)),
           readyWaitMs: flags.readyWait,
           env: io.env,
           log: (message) => io.err(`mcpkit gateway: ${message}\n`),

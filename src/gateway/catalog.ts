@@ -62,7 +62,13 @@ export interface CatalogSource {
 /** Options for {@link buildCatalog}. */
 export interface CatalogOptions {
   prefix: PrefixMode;
-  pins?: { store: PinStore; mode: PinMode; onChanged: (server: string, tool: string) => void };
+  pins?: {
+    store: PinStore;
+    mode: PinMode;
+    onChanged: (server: string, tool: string) => void;
+    /** Servers whose tools are not pinned (those that ship with mcpkit change with it). */
+    exempt?: ReadonlySet<string>;
+  };
 }
 
 /** The exposed name of an upstream tool or prompt: valid for every LLM API, stable across runs. */
@@ -104,7 +110,12 @@ export async function buildCatalog(
     for (const tool of tools) {
       const name = exposedName(options.prefix, server, tool.name);
       const pins = options.pins;
-      if (pins && pins.mode !== 'off' && pins.store.check(server, tool) === 'changed') {
+      if (
+        pins &&
+        pins.mode !== 'off' &&
+        !pins.exempt?.has(server) &&
+        pins.store.check(server, tool) === 'changed'
+      ) {
         pins.onChanged(server, tool.name);
         if (pins.mode === 'strict') {
           catalog.hidden.set(name, {

@@ -32,6 +32,11 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   pin?: PinMode;
   /** Where pins are kept; default `<user config dir>/pins.json`. */
   pinFile?: string;
+  /**
+   * Servers whose tools are never pinned: those that ship with mcpkit (the built-in code search), whose
+   * definitions change with mcpkit's own version, not behind the user's back.
+   */
+  unpinned?: readonly string[];
   /** Keep a Markdown index of every tool in this file. */
   toolIndexFile?: string;
   /** Diagnostics (default: stderr, prefixed `mcpkit gateway:`). */
@@ -201,6 +206,7 @@ export class Gateway {
             pins: {
               store: pins,
               mode,
+              exempt: new Set(this.options.unpinned ?? []),
               onChanged: (server, tool) => {
                 this.once(
                   `pin:${server}:${tool}`,

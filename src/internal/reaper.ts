@@ -19,6 +19,7 @@ import type { Writable } from 'node:stream';
  * is the fallback.
  */
 const SOURCE = `
+process.title = 'mcpkit-reaper';
 const groups = new Set();
 let rest = '';
 const reap = () => {

@@ -197,5 +197,11 @@ export function rankChunks(
     return { chunk: hit.chunk, score: hit.score * weights.sameFile ** n };
   });
   diverse.sort((a, b) => b.score - a.score);
-  return diverse.slice(0, limit);
+  // A hit under 1/2000 of the best shows as score 0.000: a near-zero cosine, not an answer (a long-running
+  // server padded results with its data files that way).
+  const floor = (diverse[0]?.score ?? 0) * NEGLIGIBLE;
+  return diverse.slice(0, limit).filter((hit) => hit.score > floor);
 }
+
+/** The share of the best hit's score below which a hit is left out. */
+const NEGLIGIBLE = 0.0005;

@@ -155,6 +155,21 @@ describe('gateway in-process: pins', () => {
     );
   });
 
+  it('never pins a server that ships with mcpkit (unpinned): its tools change with mcpkit, not behind its back', async () => {
+    let description = 'One.';
+    const first = await gatewayOf([described(() => description)], { unpinned: ['up'] });
+    await first.gateway.close();
+    description = 'Two.';
+    const { gateway, log } = await gatewayOf([described(() => description)], {
+      pin: 'strict',
+      unpinned: ['up'],
+      pinFile: join(first.dir, 'pins.json'),
+    });
+    const client = await clientOf(gateway);
+    expect(await names(client)).toEqual(['up__described']);
+    expect(log.filter((line) => line.includes('pinned'))).toEqual([]);
+  });
+
   it('hides a changed tool with pin "strict", and says why when it is called', async () => {
     let description = 'One.';
     const first = await gatewayOf([described(() => description)]);

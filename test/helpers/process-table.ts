@@ -67,7 +67,9 @@ export function commandLine(pid: number): string {
 
 /** Whether a process is the reaper a serving mcpkit starts (src/internal/reaper.ts). */
 export function isReaper(row: ProcessRow): boolean {
-  return commandLine(row.pid).endsWith('mcpkit-reaper');
+  // The reaper names itself (process.title); older builds are known by their last argument.
+  const line = commandLine(row.pid);
+  return line === 'mcpkit-reaper' || line.endsWith(' mcpkit-reaper');
 }
 
 /** The processes of a group that are still running (zombies count as gone). */

@@ -195,6 +195,17 @@ describe('CodeIndex', () => {
     expect(json.results[0]).toMatchObject({ path: hits[0]?.chunk.path, startLine: hits[0]?.chunk.startLine });
   });
 
+  it('leaves out hits too weak to show (score 0.000): a data file is no answer to a name', async () => {
+    const layout = {
+      'src/config.js': 'export function parseConfig(text) {\n  return JSON.parse(text);\n}\n',
+      'memory.jsonl': '{"type":"entity","name":"x"}\n',
+      '.mcp.json': '{"mcpServers":{}}\n',
+    };
+    await withIndex(layout, (built) => {
+      expect(built.search('parseConfig', 5, 'hybrid').map((h) => h.chunk.path)).toEqual(['src/config.js']);
+    });
+  });
+
   it("ranks a package's TypeScript source above its build output, and code above prose", async () => {
     const compiled = 'export function refineSchema(check) {\n  return check;\n}\n';
     const layout = {
