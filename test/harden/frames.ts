@@ -1,5 +1,6 @@
 // Hardening run, category 1: the frame fuzzer of test/serve/frame-fuzz.ts against the servers mcpkit serves
-// (bridge, search server, gateway), each spawned over stdio and over HTTP, as a user runs them.
+// (bridge, search server, gateway), each spawned over stdio and over HTTP, as a user runs them. Also the
+// driver of bench/fuzz-frames.ts (the frame fuzzer's own long mode).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ export interface FramesRow {
   hangs: number;
   crashes: number;
   examples: string[];
+  seconds: number;
 }
 
 interface Target {
@@ -64,10 +66,17 @@ function urlOf(child: ChildProcessWithoutNullStreams, name: string): Promise<str
   });
 }
 
-async function fuzzOne(target: Target, http: boolean, dir: string, seed: number, frames: number) {
+async function fuzzOne(
+  cli: string,
+  target: Target,
+  http: boolean,
+  dir: string,
+  seed: number,
+  frames: number,
+) {
   const env = { PATH: process.env.PATH ?? '', HOME: dir, MCPKIT_CONFIG_DIR: join(dir, 'user') };
   const args = [...target.args(dir), ...(http ? ['--transport', 'http'] : [])];
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const generated = fuzzFrames(seed, frames, target.tools);
   try {
     if (!http) {
@@ -82,15 +91,16 @@ async function fuzzOne(target: Target, http: boolean, dir: string, seed: number,
   }
 }
 
-/** Fuzzes each server on each transport with `frames` frames. */
-export async function runFrames(seed: number, frames: number): Promise<FramesRow[]> {
+/** Fuzzes each server on each transport with `frames` frames; `cli` runs another build (a baseline). */
+export async function runFrames(seed: number, frames: number, cli = CLI): Promise<FramesRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-harden-frames-'));
   writeFileSync(join(dir, 'a.ts'), 'export function add(a: number, b: number) {\n  return a + b;\n}\n');
   const rows: FramesRow[] = [];
   try {
     for (const target of TARGETS)
       for (const http of [false, true]) {
-        const report: FuzzReport = await fuzzOne(target, http, dir, seed, frames);
+        const began = performance.now();
+        const report: FuzzReport = await fuzzOne(cli, target, http, dir, seed, frames);
         rows.push({
           target: `${target.name}/${http ? 'http' : 'stdio'}`,
           frames: report.frames,
@@ -100,6 +110,7 @@ export async function runFrames(seed: number, frames: number): Promise<FramesRow
           hangs: report.hangs,
           crashes: report.crashed ? 1 : 0,
           examples: report.examples,
+          seconds: (performance.now() - began) / 1000,
         });
       }
   } finally {
