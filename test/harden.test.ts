@@ -8,6 +8,7 @@ import {
   hardenSearch,
   type SummaryRow,
 } from './harden/harden-run.js';
+import { SEARCH_ATTACKS } from './harden/search-escapes.js';
 import { hasProcTable } from './helpers/process-table.js';
 
 // Short mode of the hardening run (bench/harden.ts is the long mode; see docs/benchmarks.md): a round of
@@ -40,7 +41,7 @@ describe
     it('search: links, devices and FIFOs added under a running search server are never read', {
       timeout: 60_000,
     }, async () => {
-      expectClean(await hardenSearch({ ...OPTIONS, rounds: 4 }));
+      expectClean(await hardenSearch({ ...OPTIONS, rounds: SEARCH_ATTACKS.length }));
     });
 
     // Every payload into jq's filter (it once read a file outside JQ_ROOT), a sample into every other argument.

@@ -61,18 +61,27 @@ export async function hardenProcesses({ rounds, seed }: HardenOptions) {
   };
 }
 
+/** RSS growth the search category allows (the same bound as test/search/search-untrusted.test.ts). */
+const RSS_LIMIT_MIB = 256;
+
 export async function hardenSearch({ rounds, seed }: HardenOptions) {
   const outcome: SearchOutcome = await runSearchEscapes(rounds, random(seed + 2));
-  const attacks = Object.entries(outcome.attacks)
-    .map(([attack, n]) => `${attack} ×${n}`)
-    .join(', ');
   return {
     rows: [
+      ...Object.entries(outcome.attacks).map(
+        ([attack, counts]): SummaryRow => ({
+          category: 'search',
+          what: attack,
+          total: counts.rounds,
+          faults: { escapes: counts.escapes, hangs: counts.hangs },
+        }),
+      ),
       {
+        // The process holding the server: reading /dev/zero once cost ~0.5 GiB (on the old code, +1,096 MiB).
         category: 'search',
-        what: `attacks on a running server (${attacks}; RSS +${outcome.rssGrowthMiB} MiB)`,
+        what: `memory of the server's process (+${outcome.rssGrowthMiB} MiB)`,
         total: outcome.rounds,
-        faults: { escapes: outcome.escapes, hangs: outcome.hangs },
+        faults: { [`over ${RSS_LIMIT_MIB} MiB`]: outcome.rssGrowthMiB > RSS_LIMIT_MIB ? 1 : 0 },
       } satisfies SummaryRow,
     ],
     notes: outcome.notes,
@@ -93,7 +102,7 @@ export async function hardenInjection({
     rows: rows.map(
       (r): SummaryRow => ({
         category: 'injection',
-        what: `${r.contract} (${r.refused} refused or failed)`,
+        what: `${r.contract} (${r.refused} refused/failed)`,
         total: r.calls,
         faults: { escapes: r.escapes, deaths: r.deaths },
       }),

@@ -23,11 +23,16 @@ export const SEARCH_ATTACKS = [
 ] as const;
 export type SearchAttack = (typeof SEARCH_ATTACKS)[number];
 
-export interface SearchOutcome {
-  attacks: Partial<Record<SearchAttack, number>>;
+export interface AttackCounts {
   rounds: number;
   escapes: number;
   hangs: number;
+}
+
+export interface SearchOutcome {
+  /** Per attack: how often it was planted, and what went wrong after it. */
+  attacks: Partial<Record<SearchAttack, AttackCounts>>;
+  rounds: number;
   /** Peak growth of this process's RSS over the run (a /dev/zero read costs ~0.5 GiB). */
   rssGrowthMiB: number;
   notes: string[];
@@ -44,9 +49,10 @@ export async function runSearchEscapes(rounds: number, rnd: () => number): Promi
   await mkdir(join(repo, 'src'), { recursive: true });
   await mkdir(outside);
   await writeFile(join(repo, 'src/real.ts'), 'export function realCodeHere() {\n  return 1;\n}\n');
-  const outcome: SearchOutcome = { attacks: {}, rounds: 0, escapes: 0, hangs: 0, rssGrowthMiB: 0, notes: [] };
+  const outcome: SearchOutcome = { attacks: {}, rounds: 0, rssGrowthMiB: 0, notes: [] };
   const fifos: string[] = [];
-  const words: string[] = [];
+  /** Each outside word, with the counts of the attack that planted it. */
+  const words: { word: string; counts: AttackCounts }[] = [];
   const escaped = new Set<string>();
   const rssBefore = process.memoryUsage().rss;
   let peak = rssBefore;
@@ -61,13 +67,18 @@ export async function runSearchEscapes(rounds: number, rnd: () => number): Promi
     await server.ready();
     for (let round = 0; round < rounds; round++) {
       const choices = SEARCH_ATTACKS.filter((a) => a !== 'FIFO' || hasMkfifo);
-      const attack = choices[Math.floor(rnd() * choices.length)] as SearchAttack;
-      outcome.attacks[attack] = (outcome.attacks[attack] ?? 0) + 1;
+      // Every attack once, then drawn at random.
+      const attack = choices[
+        round < choices.length ? round : Math.floor(rnd() * choices.length)
+      ] as SearchAttack;
+      const counts = outcome.attacks[attack] ?? { rounds: 0, escapes: 0, hangs: 0 };
+      outcome.attacks[attack] = counts;
+      counts.rounds++;
       const dir = join(repo, `r${round}`);
       const out = join(outside, `o${round}`);
       // A word found nowhere in the repository: an answer or chunk holding it came from outside.
       const word = `outsideSecretWord${round}x${Math.floor(rnd() * 1e9)}`;
-      words.push(word);
+      words.push({ word, counts });
       await mkdir(dir);
       await mkdir(out);
       await writeFile(join(out, 'secret.ts'), `export const leaked = '${word}';\n`);
@@ -110,20 +121,30 @@ export async function runSearchEscapes(rounds: number, rnd: () => number): Promi
       await eventually(
         async () => ((await search(marker)).includes(`r${round}/marker.ts`) ? true : undefined),
         MARKER_BUDGET_MS,
-      ).catch(() => {
-        outcome.hangs++;
-        outcome.notes.push(`round ${round} (${attack}): marker not searchable within ${MARKER_BUDGET_MS} ms`);
+      ).catch(async () => {
+        counts.hangs++;
+        // Tell a lost watcher event (a second write is seen) from a stalled server (nothing is).
+        const indexed = (await server.ready()).hasFile(`r${round}/marker.ts`);
+        await writeFile(join(dir, 'marker.ts'), `export function ${marker}() {\n  return -${round};\n}\n`);
+        const second = await eventually(
+          async () => ((await search(marker)).includes(`r${round}/marker.ts`) ? 'seen' : undefined),
+          MARKER_BUDGET_MS,
+        ).catch(() => 'not seen either');
+        outcome.notes.push(
+          `round ${round} (${attack}): marker not searchable within ${MARKER_BUDGET_MS} ms (in the index: ${indexed}; written again: ${second})`,
+        );
       });
       peak = Math.max(peak, process.memoryUsage().rss);
       const index = await server.ready();
-      for (const w of words.filter((x) => !escaped.has(x))) {
+      for (const planted of words.filter((x) => !escaped.has(x.word))) {
+        const w = planted.word;
         // The first line of an answer echoes the query; the word anywhere below it came from a file.
         const answered = (await search(w)).split('\n').slice(1).join('\n').includes(w);
         const indexed = index.chunks.some((c) => c.content.includes(w));
         if (answered || indexed) {
           escaped.add(w);
-          outcome.escapes++;
-          outcome.notes.push(`round ${round} (${attack}): ${w} ${answered ? 'returned' : 'indexed'}`);
+          planted.counts.escapes++;
+          outcome.notes.push(`round ${round}: ${w} ${answered ? 'returned' : 'indexed'}`);
         }
       }
       outcome.rounds++;
