@@ -4,7 +4,7 @@
 // found. Escapes: outside words in an answer or in the index; hangs: a marker never searchable.
 import { spawnSync } from 'node:child_process';
 import { constants } from 'node:fs';
-import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
@@ -61,6 +61,21 @@ export async function runSearchEscapes(rounds: number, rnd: () => number): Promi
   await (await server.factory({} as Parameters<McpServerFactory>[0])).connect(serverSide);
   const client = new Client({ name: 'harden', version: '1' });
   await client.connect(clientSide);
+  /** Whether `path` is found searching for `word` within the budget. */
+  const seen = (word: string, path: string) =>
+    eventually(async () => ((await search(word)).includes(path) ? true : undefined), MARKER_BUDGET_MS).catch(
+      () => false,
+    );
+  /** Why a written file was not found: tells a lost watcher event (a second write is seen) from a stall. */
+  const lost = async (path: string, file: string) => {
+    const indexed = (await server.ready()).hasFile(path);
+    await writeFile(file, `${await readFile(file, 'utf8')}// written again\n`);
+    const again = await eventually(
+      async () => ((await server.ready()).hasFile(path) ? 'seen' : undefined),
+      MARKER_BUDGET_MS,
+    ).catch(() => 'not seen either');
+    return `${path} not searchable within ${MARKER_BUDGET_MS} ms (in the index: ${indexed}; written again: ${again})`;
+  };
   const search = async (query: string) =>
     textOf(await client.callTool({ name: 'search', arguments: { query } }));
   try {
@@ -105,10 +120,13 @@ export async function runSearchEscapes(rounds: number, rnd: () => number): Promi
           const swapped = join(dir, 'd');
           await mkdir(swapped);
           await writeFile(join(swapped, 'inside.ts'), `export const insideBeforeSwap${round} = 1;\n`);
-          await eventually(
-            async () => ((await search(`insideBeforeSwap${round}`)).includes('inside.ts') ? true : undefined),
-            MARKER_BUDGET_MS,
-          ).catch(() => undefined);
+          const inside = `r${round}/d/inside.ts`;
+          if (!(await seen(`insideBeforeSwap${round}`, inside))) {
+            counts.hangs++;
+            outcome.notes.push(
+              `round ${round} (${attack}): ${await lost(inside, join(swapped, 'inside.ts'))}`,
+            );
+          }
           await rm(swapped, { recursive: true });
           await symlink(out, swapped);
           break;
@@ -118,22 +136,11 @@ export async function runSearchEscapes(rounds: number, rnd: () => number): Promi
       await writeFile(join(out, 'late.ts'), `export const lateLeak = '${word}';\n`);
       const marker = `hardenMarkerRound${round}x${Math.floor(rnd() * 1e9)}`;
       await writeFile(join(dir, 'marker.ts'), `export function ${marker}() {\n  return ${round};\n}\n`);
-      await eventually(
-        async () => ((await search(marker)).includes(`r${round}/marker.ts`) ? true : undefined),
-        MARKER_BUDGET_MS,
-      ).catch(async () => {
+      const markerPath = `r${round}/marker.ts`;
+      if (!(await seen(marker, markerPath))) {
         counts.hangs++;
-        // Tell a lost watcher event (a second write is seen) from a stalled server (nothing is).
-        const indexed = (await server.ready()).hasFile(`r${round}/marker.ts`);
-        await writeFile(join(dir, 'marker.ts'), `export function ${marker}() {\n  return -${round};\n}\n`);
-        const second = await eventually(
-          async () => ((await search(marker)).includes(`r${round}/marker.ts`) ? 'seen' : undefined),
-          MARKER_BUDGET_MS,
-        ).catch(() => 'not seen either');
-        outcome.notes.push(
-          `round ${round} (${attack}): marker not searchable within ${MARKER_BUDGET_MS} ms (in the index: ${indexed}; written again: ${second})`,
-        );
-      });
+        outcome.notes.push(`round ${round} (${attack}): ${await lost(markerPath, join(dir, 'marker.ts'))}`);
+      }
       peak = Math.max(peak, process.memoryUsage().rss);
       const index = await server.ready();
       for (const planted of words.filter((x) => !escaped.has(x.word))) {
