@@ -14,7 +14,7 @@ export interface FuzzFrame {
 }
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same frames. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
