@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { watch } from 'chokidar';
 
 /** Changes seen within this long of each other are applied together. */
@@ -49,8 +50,28 @@ export function watchRepo(
       onChange(paths);
     }, SETTLE_MS);
   };
+  // A directory made and filled at once (`mkdir -p a/b && echo > a/b/c.ts`, a checkout) can be filled before
+  // the watch on it is set up: chokidar then misses what is inside, and under load it missed whole nested
+  // directories (seen in the hardening run). So a new directory is watched explicitly, and what it already
+  // holds is reported as added (the index applies its own rules to each path, links and skipped dirs
+  // included).
+  const addedDir = (path: string) => {
+    if (path === real) return;
+    watcher.add(path);
+    void reportFiles(path);
+  };
+  // Regular files only, never through a link, never into a directory the walk skips (node_modules).
+  const reportFiles = async (path: string): Promise<void> => {
+    const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const where = join(path, entry.name);
+      if (entry.isFile()) changed(where);
+      else if (entry.isDirectory() && !skipsDir(entry.name)) await reportFiles(where);
+    }
+  };
   const ready = new Promise<void>((settle) => watcher.once('ready', () => settle()));
   watcher
+    .on('addDir', addedDir)
     .on('add', changed)
     .on('change', changed)
     .on('unlink', changed)
