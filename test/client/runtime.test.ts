@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime, type RuntimeEventMap, ServerStartError } from '../../src/client/index.js';
 import { isMcpkitError } from '../../src/errors/index.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   alive,
   everything,
@@ -121,11 +122,10 @@ describe('Runtime with the reference servers', () => {
     const stderr = record(rt, 'stderr');
     const controller = new AbortController();
     const call = rt.server('raw').callTool('hang', {}, { signal: controller.signal });
-    await sleep(100);
+    await eventually(() => (stderr.some((e) => e.line.startsWith('hanging')) ? true : undefined));
     controller.abort();
     await expect(call).rejects.toThrow();
-    for (let i = 0; i < 50 && !stderr.some((e) => e.line.startsWith('cancelled')); i++) await sleep(20);
-    expect(stderr.map((e) => e.line)).toContainEqual(expect.stringMatching(/^cancelled \d+$/));
+    await eventually(() => (stderr.some((e) => /^cancelled \d+$/.test(e.line)) ? true : undefined));
   });
 
   it('delivers every progress notification that arrives with its response, over 100 calls', async () => {
@@ -144,7 +144,7 @@ describe('Runtime with the reference servers', () => {
     const changes = record(rt, 'list_changed');
     expect((await rt.server('raw').listTools()).map((t) => t.name)).not.toContain('added-5');
     await rt.server('raw').callTool('add-tool', {});
-    for (let i = 0; i < 50 && changes.length === 0; i++) await sleep(20);
+    await eventually(() => (changes.length > 0 ? true : undefined));
     expect(changes).toEqual([{ server: 'raw', list: 'tools' }]);
     expect(rt.server('raw').cachedTools).toBeUndefined();
     expect((await rt.server('raw').listTools()).map((t) => t.name)).toContain('added-5');
@@ -220,13 +220,14 @@ describe('Runtime failures', () => {
     const hanging = rt.server('raw').callTool('hang');
     const started = Date.now();
     await expect(rt.server('raw').callTool('crash')).rejects.toMatchObject({ code: 'SERVER_UNAVAILABLE' });
-    await expect(hanging).rejects.toThrow(/connection closed; last stderr: about to crash/);
+    await expect(hanging).rejects.toThrow(/connection closed; last stderr: hanging \d+ \| about to crash/);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(failures).toEqual([
       {
         server: 'raw',
         category: 'transport_closed',
-        message: 'connection closed; last stderr: about to crash',
+        // The server's last stderr lines: the hang it was serving, then why it went.
+        message: expect.stringMatching(/^connection closed; last stderr: hanging \d+ \| about to crash$/),
       },
     ]);
     expect(rt.server('raw').status).toBe('failed');

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { displayWords } from '../../src/cli/format.js';
 import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { alive, everything, fixture, rawServer, startEverythingHttp } from '../helpers/servers.js';
 
 let ws: Workspace;
@@ -121,6 +121,7 @@ describe('mcpkit call', () => {
       const pidFile = join(ws.root, `pids-${signal}`);
       const wrapper = [process.execPath, fixture('servers/wrapper.mjs'), '--sleeper', '--pid-file', pidFile];
       let child: import('node:child_process').ChildProcess | undefined;
+      let seen = '';
       const run = runCli(
         ws,
         ['call', 'hang', '--', ...wrapper],
@@ -128,16 +129,22 @@ describe('mcpkit call', () => {
         {
           onSpawn: (c) => {
             child = c;
+            c.stderr?.on('data', (chunk: Buffer) => {
+              seen += chunk.toString();
+            });
           },
         },
       );
-      let pids: number[] = [];
-      for (let i = 0; i < 100 && pids.length < 2; i++) {
-        await sleep(50);
-        pids = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
-      }
+      const pids = await eventually(async () => {
+        const found = (await readFile(pidFile, 'utf8').catch(() => ''))
+          .split('\n')
+          .filter(Boolean)
+          .map(Number);
+        return found.length >= 2 ? found : undefined;
+      });
       expect(pids.every(alive)).toBe(true);
-      await sleep(200);
+      // The call has reached the server (it says so on stderr, shown with MCPKIT_SHOW_STDERR=1).
+      await eventually(() => (/\] hanging \d+/.test(seen) ? true : undefined));
       child?.kill(signal);
       const r = await run;
       expect(r.code).toBe(code);
