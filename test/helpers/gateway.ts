@@ -138,6 +138,10 @@ export async function startGateway(
     pinFile: join(dir, 'pins.json'),
     log: (message) => log.push(message),
     ...options,
+  }).catch(async (error: unknown) => {
+    // A gateway that refuses to start (colliding names) leaves no temp dir behind either.
+    await rm(dir, { recursive: true, force: true });
+    throw error;
   });
   return {
     gateway,
