@@ -2,8 +2,9 @@ import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcon
 import { McpkitError } from '../errors/index.js';
 import { BatchedWriter } from '../internal/batched-writer.js';
 import { spawnProblem } from '../internal/failure-words.js';
-import { LineSplitter } from '../internal/line-splitter.js';
+import { LineSplitter, MAX_LINE_LENGTH, type SkippedLine } from '../internal/line-splitter.js';
 import { type GroupChild, groupAlive, spawnGroup, stopGroup } from '../internal/process-group.js';
+import { skippedFrame } from '../internal/skipped-frame.js';
 
 /** How to start a stdio server. */
 export interface StdioTransportOptions {
@@ -83,7 +84,9 @@ export class StdioTransport implements Transport {
       });
     });
     child.stdout.setEncoding('utf8');
-    const lines = new LineSplitter((line) => this.onStdoutLine(line));
+    const lines = new LineSplitter((line) => this.onStdoutLine(line), {
+      onOverflow: (line) => this.onSkippedLine(line),
+    });
     child.stdout.on('data', (chunk: string) => lines.push(chunk));
     child.stdout.on('error', () => undefined);
     child.stdin.on('error', (error) => this.onerror?.(error));
@@ -136,6 +139,28 @@ export class StdioTransport implements Transport {
       return;
     }
     this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  /**
+   * A line over the cap was dropped unread. When it answered one of our requests, that request fails now
+   * with the reason, instead of waiting for its time-out with no word why.
+   */
+  private onSkippedLine(line: SkippedLine): void {
+    const size = `${(line.length / 1024 / 1024).toFixed(1)} MiB`;
+    const limit = `${MAX_LINE_LENGTH / 1024 / 1024} MiB`;
+    const frame = skippedFrame(line);
+    this.onerror?.(
+      new Error(`skipped a line of ${size} from the server: longer than the ${limit} mcpkit reads`),
+    );
+    if (frame?.kind !== 'response') return;
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      id: frame.id,
+      error: {
+        code: -32603,
+        message: `the server's answer is ${size}, longer than the ${limit} mcpkit reads from a stdio server`,
+      },
+    } as JSONRPCMessage);
   }
 
   private readStderr(child: GroupChild): void {

@@ -1,7 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { BatchedWriter } from '../internal/batched-writer.js';
-import { LineSplitter, MAX_LINE_LENGTH } from '../internal/line-splitter.js';
+import { LineSplitter, MAX_LINE_LENGTH, type SkippedLine } from '../internal/line-splitter.js';
+import { skippedFrame } from '../internal/skipped-frame.js';
 import { checkFrame } from './frames.js';
 
 /**
@@ -28,11 +29,20 @@ export type FrameIntercept = (
   context?: InterceptContext,
 ) => boolean;
 
-const LINE_TOO_LONG = {
-  jsonrpc: '2.0',
-  id: null,
-  error: { code: -32600, message: `Invalid Request: line longer than ${MAX_LINE_LENGTH / 1024 / 1024} MiB` },
-} as unknown as JSONRPCMessage;
+/** The answer to a line over the cap: to its request's id when the line's ends show it, else to id null. */
+function lineTooLong(line: SkippedLine): JSONRPCMessage {
+  const frame = skippedFrame(line);
+  // A notification or a response has no one to answer; a request whose id cannot be read gets id null.
+  const id = frame?.kind === 'request' ? frame.id : null;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32600,
+      message: `Invalid Request: line longer than ${MAX_LINE_LENGTH / 1024 / 1024} MiB`,
+    },
+  } as unknown as JSONRPCMessage;
+}
 
 export class GuardedStdioTransport implements Transport {
   onclose?: () => void;
@@ -54,7 +64,7 @@ export class GuardedStdioTransport implements Transport {
     this.input.setEncoding('utf8');
     const lines = new LineSplitter((line) => this.onLine(line), {
       // The rest of the line is skipped; the next frame is served as usual.
-      onOverflow: () => void this.send(LINE_TOO_LONG),
+      onOverflow: (line) => void this.send(lineTooLong(line)),
     });
     this.input.on('data', (chunk: string) => lines.push(chunk));
     this.input.on('end', () => void this.close());

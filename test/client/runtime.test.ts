@@ -237,6 +237,19 @@ describe('Runtime failures', () => {
     ]);
   });
 
+  it('an answer over 16 MiB fails its call at once with the reason, in either key order; the server serves on', async () => {
+    const rt = await runtime({ servers: [{ name: 'raw', entry: rawServer() }], requestTimeoutMs: 600_000 });
+    for (const python of [false, true]) {
+      await expect(rt.server('raw').callTool('huge', { python })).rejects.toThrow(
+        "the server's answer is 17.0 MiB, longer than the 16 MiB mcpkit reads from a stdio server",
+      );
+    }
+    expect((await rt.server('raw').callTool('progress', { count: 1 })).content).toEqual([
+      { type: 'text', text: 'sent 1' },
+    ]);
+    expect(rt.server('raw').status).toBe('ready');
+  });
+
   it('fail-fast: a startup timeout rejects naming the server, and the others are stopped', async () => {
     const dir = await tempDir();
     const pidFile = join(dir, 'pids');

@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter } from '../../src/internal/line-splitter.js';
+import { LineSplitter, type SkippedLine } from '../../src/internal/line-splitter.js';
+import { skippedFrame } from '../../src/internal/skipped-frame.js';
 import { serveOverStdio } from '../../src/serve/index.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -22,17 +23,52 @@ describe('LineSplitter: linear in the input, a capped line', () => {
 
   it('drops a line over the cap as it arrives, reports it once, and serves the next line', () => {
     const lines: string[] = [];
-    const overflows: number[] = [];
+    const overflows: SkippedLine[] = [];
     const splitter = new LineSplitter((line) => lines.push(line), {
       maxLineLength: 100,
-      onOverflow: (length) => overflows.push(length),
+      onOverflow: (line) => overflows.push(line),
     });
     splitter.push('a\n');
+    splitter.push('head');
     for (let i = 0; i < 10; i++) splitter.push('y'.repeat(60));
-    splitter.push('tail\nb\nc');
+    splitter.push('tail\r\nb\nc');
     splitter.flush();
     expect(lines).toEqual(['a', 'b', 'c']);
-    expect(overflows).toEqual([120]);
+    // Reported once, when the line ends, with its length and both ends (for the frame's id).
+    expect(overflows).toEqual([
+      { length: 4 + 600 + 5, head: `head${'y'.repeat(120)}`, tail: `${'y'.repeat(252)}tail` },
+    ]);
+  });
+
+  it('reads the id and kind of a skipped frame from its ends only', () => {
+    const ends = (text: string): SkippedLine => ({
+      length: text.length,
+      head: text.slice(0, 256),
+      tail: text.slice(-256),
+    });
+    const big = `"${'z'.repeat(1000)}"`;
+    // The TypeScript SDKs write the id last; most others first.
+    expect(
+      skippedFrame(ends(`{"method":"tools/call","params":{"a":${big}},"jsonrpc":"2.0","id":7}`)),
+    ).toEqual({ kind: 'request', id: 7 });
+    expect(skippedFrame(ends(`{"jsonrpc":"2.0","id":"r-1","result":{"a":${big}}}`))).toEqual({
+      kind: 'response',
+      id: 'r-1',
+    });
+    expect(skippedFrame(ends(`{"result":{"a":${big}},"jsonrpc":"2.0","id":3}`))).toEqual({
+      kind: 'response',
+      id: 3,
+    });
+    expect(skippedFrame(ends(`{"error":{"code":1,"message":${big}},"id":4,"jsonrpc":"2.0"}`))).toEqual({
+      kind: 'response',
+      id: 4,
+    });
+    // An id inside the payload is never taken for the frame's.
+    expect(skippedFrame(ends(`{"result":{"a":${big},"jsonrpc":"2.0","id":9}}`))).toBeUndefined();
+    expect(skippedFrame(ends(`{"params":{"id":2,"a":${big}},"method":"x"}`))).toBeUndefined();
+    expect(
+      skippedFrame(ends(`{"method":"notifications/message","params":{"a":${big}},"jsonrpc":"2.0"}`)),
+    ).toBeUndefined();
   });
 
   it('keeps lines split across chunks and CRLF, and skips blank lines', () => {
@@ -43,7 +79,7 @@ describe('LineSplitter: linear in the input, a capped line', () => {
     expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
   });
 
-  it('a stdio server answers a line over 16 MiB with -32600 (id null), then the next frame as usual', async () => {
+  it('a stdio server answers a line over 16 MiB with -32600 to its id, then the next frame as usual', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const answers: { id: unknown; error?: { code: number; message: string } }[] = [];
@@ -61,9 +97,10 @@ describe('LineSplitter: linear in the input, a capped line', () => {
       input.write('"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
       await eventually(() => (answers.length >= 2 ? true : undefined));
       expect(answers).toEqual([
+        // The request's own id, read from the line's first characters.
         {
           jsonrpc: '2.0',
-          id: null,
+          id: 1,
           error: { code: -32600, message: 'Invalid Request: line longer than 16 MiB' },
         },
         { jsonrpc: '2.0', id: 2, result: {} },
