@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import type { Command } from 'commander';
-import { hostAddress, parseTransport, portNumber, positiveInteger, usage } from './options.js';
+import { collect, hostAddress, parseTransport, portNumber, positiveInteger, usage } from './options.js';
 import type { ServeFlags } from './serve-until-done.js';
 
 /**
@@ -20,7 +21,44 @@ export function addServeOptions(command: Command): Command {
       '--max-sessions <n>',
       'HTTP: keep at most this many 2025-protocol sessions; the least recently used makes room (default 1000)',
       positiveInteger('--max-sessions'),
+    )
+    .option(
+      '--auth <mode>',
+      'HTTP: "token" (require a bearer token) or "none"; beyond loopback "token" is required',
+      parseAuth,
+    )
+    .option(
+      '--tokens <file>',
+      'HTTP: the accepted bearer tokens, one "name:token" per line (implies --auth token; or set MCPKIT_AUTH_TOKEN)',
+    )
+    .option(
+      '--allow-host <name>',
+      'HTTP: a Host name clients may use besides localhost (repeatable)',
+      collect,
+      [],
     );
+}
+
+function parseAuth(value: string): 'token' | 'none' {
+  if (value === 'token' || value === 'none') return value;
+  return usage(`--auth must be "token" or "none", got "${value}"`);
+}
+
+/** True for an address only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/gu, '').toLowerCase();
+  if (bare === 'localhost' || bare === '::1') return true;
+  return isIP(bare) === 4 && bare.startsWith('127.');
+}
+
+/** The Host names an HTTP server accepts besides loopback: `--allow-host`, and the bound address itself. */
+export function allowedHosts(flags: ServeFlags): string[] {
+  const hosts = [...(flags.allowHost ?? [])].map((name) => name.toLowerCase());
+  const bound = flags.host.toLowerCase();
+  // A wildcard bind says nothing about the names clients will use: those come from --allow-host.
+  if (!isLoopbackHost(bound) && bound !== '0.0.0.0' && bound !== '::')
+    hosts.push(isIP(bound) === 6 ? `[${bound}]` : bound);
+  return hosts;
 }
 
 /**
@@ -30,12 +68,26 @@ export function addServeOptions(command: Command): Command {
 export function checkServeFlags(name: string, flags: ServeFlags): void {
   if (flags.transport === 'sse')
     usage(`${name} serves stdio or http (-t http); legacy SSE is for clients only`);
-  if (flags.transport === 'http') return;
+  if (flags.transport === 'http') {
+    if (flags.tokens !== undefined && flags.auth === 'none')
+      usage('--tokens and --auth none contradict each other');
+    const auth = flags.auth ?? (flags.tokens !== undefined ? 'token' : 'none');
+    if (auth === 'token' && flags.tokens === undefined && !process.env.MCPKIT_AUTH_TOKEN)
+      usage('--auth token needs the tokens: --tokens FILE (one "name:token" per line) or MCPKIT_AUTH_TOKEN');
+    if (auth !== 'token' && !isLoopbackHost(flags.host))
+      usage(
+        `--host ${flags.host} serves beyond this machine, which needs auth: add --tokens FILE (one "name:token" per line) or set MCPKIT_AUTH_TOKEN, or bind 127.0.0.1`,
+      );
+    return;
+  }
   const httpOnly = [
     flags.port !== undefined ? '--port' : '',
     flags.host !== '127.0.0.1' ? '--host' : '',
     flags.sessionIdle !== undefined ? '--session-idle' : '',
     flags.maxSessions !== undefined ? '--max-sessions' : '',
+    flags.auth !== undefined ? '--auth' : '',
+    flags.tokens !== undefined ? '--tokens' : '',
+    (flags.allowHost ?? []).length > 0 ? '--allow-host' : '',
   ].filter(Boolean);
   if (httpOnly.length > 0)
     usage(`${httpOnly.join(', ')}: only with -t http (${name} serves stdio otherwise)`);

@@ -1,9 +1,11 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group.js';
+import type { BearerTokens } from '../serve/bearer-tokens.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
+import { allowedHosts } from './serve-options.js';
 
 /** Where to serve: stdio, or HTTP on host:port. */
 export interface ServeFlags {
@@ -14,6 +16,12 @@ export interface ServeFlags {
   sessionIdle?: number;
   /** How many 2025 HTTP sessions are kept at most. */
   maxSessions?: number;
+  /** `token`: every HTTP request needs a bearer token (`--tokens` or MCPKIT_AUTH_TOKEN). */
+  auth?: 'token' | 'none';
+  /** A file of `name:token` lines. */
+  tokens?: string;
+  /** Host names accepted besides loopback. */
+  allowHost?: string[];
 }
 
 /**
@@ -49,8 +57,12 @@ export async function serveUntilDone(
   try {
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');
+      const tokens = await bearerTokens(io, flags, label);
+      const hosts = allowedHosts(flags);
       const http = await serveOverHttp(factory, {
         host: flags.host,
+        ...(tokens ? { tokens } : {}),
+        ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
         ...(intercept ? { intercept } : {}),
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
@@ -62,7 +74,8 @@ export async function serveUntilDone(
         },
       });
       closeFront = () => http.close();
-      io.err(`${label} on ${http.url}\n`);
+      const guard = tokens ? ` (bearer tokens: ${tokens.names.join(', ')})` : '';
+      io.err(`${label} on ${http.url}${guard}\n`);
     } else {
       const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
       closeFront = () => handle.close();
@@ -95,4 +108,17 @@ async function withinBudget(work: Promise<void>, ms: number): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The tokens `--tokens FILE` or MCPKIT_AUTH_TOKEN name, when auth is on. */
+async function bearerTokens(io: CliIO, flags: ServeFlags, label: string): Promise<BearerTokens | undefined> {
+  if ((flags.auth ?? (flags.tokens !== undefined ? 'token' : 'none')) !== 'token') return undefined;
+  const { BearerTokens, tokenFileExposure } = await import('../serve/bearer-tokens.js');
+  if (flags.tokens === undefined)
+    return BearerTokens.single('env', process.env.MCPKIT_AUTH_TOKEN ?? '', 'MCPKIT_AUTH_TOKEN');
+  const exposure = tokenFileExposure(flags.tokens);
+  if (exposure) io.err(`${label}: warning: ${exposure}\n`);
+  return BearerTokens.fromFile(flags.tokens, (error) =>
+    io.err(`${label}: ${error.message}; the tokens in force stay\n`),
+  );
 }

@@ -8,6 +8,7 @@ import {
   type RequestId,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import type { BearerTokens } from './bearer-tokens.js';
 import { checkFrame } from './frames.js';
 import type { FrameIntercept } from './guarded-stdio.js';
 import { isAllowedRequest } from './host-check.js';
@@ -25,6 +26,11 @@ export interface HttpHandlerOptions extends SessionLimits {
   onError?: (error: Error) => void;
   /** 2026-07-28 requests to handle before the SDK (a proxy's hot path); see {@link FrameIntercept}. */
   intercept?: FrameIntercept;
+  /**
+   * Bearer tokens every request must carry (`Authorization: Bearer …`); without one of them, 401 with
+   * `WWW-Authenticate: Bearer` (RFC 6750) before a byte of the body is read. Unset: no auth (loopback use).
+   */
+  tokens?: BearerTokens;
 }
 
 /** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
@@ -73,6 +79,16 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     if (!isAllowedRequest(headers, options.allowedHosts))
       return rpcError(403, null, -32000, 'Forbidden: Host or Origin not allowed');
     if (pathname !== path) return rpcError(404, null, -32000, `Not Found: MCP is served on ${path}`);
+    if (options.tokens && options.tokens.match(headers.authorization) === undefined) {
+      // RFC 6750 §3.1: no credentials → the bare challenge; wrong ones → invalid_token.
+      const challenge =
+        headers.authorization === undefined
+          ? 'Bearer realm="mcpkit"'
+          : 'Bearer realm="mcpkit", error="invalid_token"';
+      return rpcError(401, null, -32001, 'Unauthorized: a valid bearer token is required', {
+        'www-authenticate': challenge,
+      });
+    }
     return undefined;
   };
 
@@ -213,6 +229,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const headers = {
         host: request.headers.get('host') ?? url.host,
         origin: request.headers.get('origin') ?? undefined,
+        authorization: request.headers.get('authorization') ?? undefined,
       };
       const refused = refusal(headers, url.pathname);
       if (refused) return refused;

@@ -1,6 +1,7 @@
 // mcpkit/serve — everything exported here is public API: serving an MCP server on stdio or HTTP for both
 // protocol generations, with malformed-frame answers and DNS-rebinding protection.
 
+export { BearerTokens } from './bearer-tokens.js';
 export type { FrameIntercept, InterceptContext } from './guarded-stdio.js';
 export { isAllowedRequest } from './host-check.js';
 export {

@@ -94,6 +94,7 @@ describe('a busy port is one line, before anything starts', () => {
 
 describe("an address that is not this machine's is one line (exit 1)", () => {
   it('--host 192.0.2.1 (a documentation address)', async () => {
+    await writeFile(join(ws.project, 'tokens.txt'), `ci:${'c'.repeat(32)}\n`, { mode: 0o600 });
     const r = await runInProcess(ws, [
       'bridge',
       fixture('bridge/contract.yaml'),
@@ -101,6 +102,9 @@ describe("an address that is not this machine's is one line (exit 1)", () => {
       'http',
       '--host',
       '192.0.2.1',
+      // Beyond loopback, auth is required before anything is bound.
+      '--tokens',
+      join(ws.project, 'tokens.txt'),
     ]);
     expect(r).toEqual({
       code: 1,
