@@ -124,6 +124,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     if (clientId) {
       return {
         client_id: clientId,
+        // Stamped with the issuer asked about: a configured client is meant for the server's own.
+        ...(ctx?.issuer ? { issuer: ctx.issuer } : {}),
         ...(clientSecret ? { client_secret: clientSecret } : {}),
         ...(tokenEndpointAuthMethod && tokenEndpointAuthMethod !== 'private_key_jwt'
           ? { token_endpoint_auth_method: tokenEndpointAuthMethod }

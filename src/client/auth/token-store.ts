@@ -103,7 +103,7 @@ export class FileTokenStore implements TokenStore {
     url: string,
     change: (current: ServerAuthRecord) => ServerAuthRecord | undefined,
   ): Promise<ServerAuthRecord | undefined> {
-    return this.locked(`${this.file}.lock`, async () => {
+    return this.locked(this.file, async () => {
       const data = await this.load();
       const next = change(structuredClone(data.servers[url] ?? { url, issuers: {} }));
       if (next) data.servers[url] = next;
@@ -116,14 +116,15 @@ export class FileTokenStore implements TokenStore {
 
   async exclusive<T>(url: string, work: () => Promise<T>): Promise<T> {
     const key = Buffer.from(url).toString('base64url').slice(0, 80);
-    return this.locked(`${this.file}.${key}.refresh.lock`, work);
+    return this.locked(`${this.file}.${key}.refresh`, work);
   }
 
-  private async locked<T>(lockfilePath: string, work: () => Promise<T>): Promise<T> {
+  /** `work` while holding `<target>.lock` (proper-lockfile tracks its locks by target, so one target each). */
+  private async locked<T>(target: string, work: () => Promise<T>): Promise<T> {
     let release: (() => Promise<void>) | undefined;
     try {
       await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      release = await lockfile.lock(this.file, { ...LOCK_OPTIONS, lockfilePath });
+      release = await lockfile.lock(target, LOCK_OPTIONS);
     } catch (cause) {
       throw new McpkitError('IO', `cannot lock the token store ${this.file}: ${(cause as Error).message}`, {
         cause,
