@@ -3,6 +3,7 @@ import type { Implementation, Transport } from '@modelcontextprotocol/client';
 import type { ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { connectionAuth, type RuntimeAuthOptions } from './auth/remote-auth.js';
+import type { TokenStore } from './auth/token-store.js';
 import type { ConnectAttempt } from './connect-plan.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { RuntimeEventMap, RuntimeListeners } from './events.js';
@@ -125,6 +126,11 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
       throw error;
     }
     return runtime;
+  }
+
+  /** Where this Runtime keeps OAuth tokens (undefined with `auth: false`). */
+  get tokenStore(): TokenStore | undefined {
+    return this.context.auth?.store;
   }
 
   /** Every server, in the order they were added. */

@@ -159,8 +159,11 @@ export class ServerConnection implements RequestChannel {
         throw new McpkitError('SERVER_UNAVAILABLE', `server "${this.id}" was stopped while logging in`, {
           server: this.id,
         });
-      const message = error instanceof Error ? error.message : String(error);
-      throw this.fail({ category: 'auth', message: `login failed: ${message}` }, error);
+      // Nobody could show the URL after all (a gateway with no client that opens URLs): needs a login.
+      const needs = findNeedsLogin(error);
+      const message =
+        needs?.detail ?? `login failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw this.fail({ category: 'auth', message }, error);
     } finally {
       this.abortStart = undefined;
     }

@@ -20,6 +20,8 @@ export interface RuntimeAuthOptions {
   clientMetadataUrl?: string;
   /** How long a login may take (default 5 minutes). */
   loginTimeoutMs?: number;
+  /** When set, a login is tried only while this says someone can be shown the URL (a gateway's client). */
+  canShowLogin?: () => boolean;
 }
 
 /** The auth settings of a running Runtime (the store resolved). */
@@ -57,12 +59,14 @@ export class RemoteAuth {
     });
     this.renewal = new TokenRenewal(this.provider, requestFetch);
     this.fetch = authorizedFetch(this.renewal, requestFetch);
-    if (this.canLogIn) this.renewal.relogin = (scope) => this.logIn(undefined, scope);
+    this.renewal.relogin = (scope) => this.logIn(undefined, scope);
+    this.renewal.canRelogin = () => this.canLogIn;
   }
 
   /** True when a login can happen here (someone shows the URL, or no browser is needed). */
   get canLogIn(): boolean {
-    return this.auth.onAuthorizationUrl !== undefined || this.provider.machineLogin;
+    if (this.provider.machineLogin) return true;
+    return this.auth.onAuthorizationUrl !== undefined && (this.auth.canShowLogin?.() ?? true);
   }
 
   /** Runs a login now (on demand, after "needs a login"). */

@@ -34,6 +34,8 @@ export class TokenRenewal {
   challenge: AuthChallenge = {};
   /** A new login (for more scope, SEP-2350 step-up, or after a refused token), when one can happen here. */
   relogin: ((scope?: string) => Promise<void>) | undefined;
+  /** Whether a login can happen now. */
+  canRelogin: () => boolean = () => this.relogin !== undefined;
   private loggingIn: Promise<void> | undefined;
 
   constructor(
@@ -75,6 +77,7 @@ export class TokenRenewal {
   async logInAgain(scope?: string): Promise<boolean> {
     const relogin = this.relogin;
     if (!relogin) return false;
+    if (!this.canRelogin()) return false;
     this.loggingIn ??= relogin(scope).finally(() => {
       this.loggingIn = undefined;
     });

@@ -1,5 +1,6 @@
+import { watch } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type {
   OAuthDiscoveryState,
   StoredOAuthClientInformation,
@@ -56,6 +57,8 @@ export interface TokenStore {
   exclusive<T>(url: string, work: () => Promise<T>): Promise<T>;
   /** A value that changes whenever the stored data does (to notice a login made by another process). */
   version(): Promise<string>;
+  /** Calls `onChange` after the store changed (any process); returns the function that stops watching. */
+  watch?(onChange: () => void): () => void;
 }
 
 interface StoreFile {
@@ -105,7 +108,10 @@ export class FileTokenStore implements TokenStore {
   ): Promise<ServerAuthRecord | undefined> {
     return this.locked(this.file, async () => {
       const data = await this.load();
-      const next = change(structuredClone(data.servers[url] ?? { url, issuers: {} }));
+      const current = data.servers[url];
+      const next = change(structuredClone(current ?? { url, issuers: {} }));
+      // Nothing changed, nothing written: watchers (a gateway waiting for a login) see only real changes.
+      if (JSON.stringify(next) === JSON.stringify(current)) return next;
       if (next) data.servers[url] = next;
       else delete data.servers[url];
       await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
@@ -136,6 +142,42 @@ export class FileTokenStore implements TokenStore {
     } finally {
       await release().catch(() => undefined);
     }
+  }
+
+  watch(onChange: () => void): () => void {
+    const dir = dirname(this.file);
+    const name = basename(this.file);
+    let timer: NodeJS.Timeout | undefined;
+    let watcher: ReturnType<typeof watch> | undefined;
+    let stopped = false;
+    let last: string | undefined;
+    // A write is a temp file renamed over the store: several events, one change.
+    const changed = () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const stamp = await this.stamp();
+        if (stamp === last || stopped) return;
+        last = stamp;
+        onChange();
+      }, 50);
+    };
+    void this.stamp().then((stamp) => {
+      last = stamp;
+    });
+    void mkdir(dir, { recursive: true, mode: 0o700 })
+      .then(() => {
+        if (stopped) return;
+        watcher = watch(dir, (_event, file) => {
+          if (file === name) changed();
+        });
+        watcher.on('error', () => undefined);
+      })
+      .catch(() => undefined);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      watcher?.close();
+    };
   }
 
   private async stamp(): Promise<string> {
