@@ -29,7 +29,7 @@ export function cliAuth(io: CliIO, display: LoginDisplay = {}): RuntimeAuthOptio
         await followAuthorizationUrl(url);
         return;
       }
-      const opened = display.browser !== false && (await openBrowser(url));
+      const opened = display.browser !== false && (await openBrowser(url, { env: io.env }));
       const how = opened ? 'a browser was opened; if it was not, open' : 'open';
       io.err(`mcpkit: server "${server}" needs a login: ${how} this URL and log in:\n  ${url.href}\n`);
     },

@@ -12,12 +12,22 @@ function opener(platform: NodeJS.Platform): [string, string[]] {
  * argument, never through a shell (CVE-2025-6514 was an authorization URL run by a shell). The browser
  * outlives us, so the opener is detached. Resolves false when no opener could be started.
  */
-export function openBrowser(url: URL, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+export function openBrowser(
+  url: URL,
+  options: { platform?: NodeJS.Platform; env?: Readonly<Record<string, string | undefined>> } = {},
+): Promise<boolean> {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return Promise.resolve(false);
-  const [command, args] = opener(platform);
+  const [command, args] = opener(options.platform ?? process.platform);
   return new Promise((resolve) => {
     try {
-      const child = spawn(command, [...args, url.href], { stdio: 'ignore', detached: true, shell: false });
+      // The user's own environment (DISPLAY, WAYLAND_DISPLAY, the desktop session), not a child's minimal one.
+      const env = (options.env ?? process.env) as NodeJS.ProcessEnv;
+      const child = spawn(command, [...args, url.href], {
+        stdio: 'ignore',
+        detached: true,
+        shell: false,
+        env,
+      });
       child.once('error', () => resolve(false));
       child.once('spawn', () => {
         child.unref();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { FileTokenStore, Runtime } from '../../src/client/index.js';
 import { CLI, type CliResult } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { browse, type OAuthSetup, startOAuthSetup } from '../helpers/oauth-server.js';
 
 // OAuth against a real authorization server (oidc-provider on 127.0.0.1) in front of an mcpkit HTTP server
@@ -49,7 +50,11 @@ const storeFile = () => join(dir, 'config', 'oauth.json');
 const store = () => new FileTokenStore(storeFile());
 
 /** `mcpkit …` in-process without a terminal; an authorization URL it prints is opened by the test's browser. */
-async function mcpkit(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+async function mcpkit(
+  args: string[],
+  extraEnv: Record<string, string | undefined> = {},
+  terminal = false,
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const browsing: Promise<void>[] = [];
@@ -64,8 +69,8 @@ async function mcpkit(args: string[], extraEnv: Record<string, string> = {}): Pr
     },
     cwd: dir,
     env: { ...env, ...extraEnv },
-    stdin: Readable.from([]),
-    stderrIsTTY: false,
+    stdin: Object.assign(Readable.from([]), { isTTY: terminal }),
+    stderrIsTTY: terminal,
   });
   await Promise.all(browsing);
   printed.push(stdout, stderr);
@@ -210,6 +215,25 @@ describe('OAuth against oidc-provider: mcpkit auth and the CLI', () => {
     const out = await mcpkit(['auth', 'logout', 'remote']);
     expect(out.stdout).toBe('logged out of server "remote"\n');
     expect(await store().read(setup.url)).toBeUndefined();
+  });
+
+  it('on a terminal, a command logs in on demand: the browser opener gets the URL as one argument', async () => {
+    // A stand-in for xdg-open that records its arguments (the test's browser follows the printed URL).
+    const bin = join(dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${bin}/opened"\n`, {
+      mode: 0o755,
+    });
+    const call = await mcpkit(['call', 'remote', 'whoami'], { PATH: `${bin}:${process.env.PATH}` }, true);
+    expect(call.stdout).toBe('hello from the protected server\n');
+    expect(call.code).toBe(0);
+    const url = /^ {2}(http\S+)$/m.exec(call.stderr)?.[1];
+    expect(call.stderr).toContain(
+      'mcpkit: server "remote" needs a login: a browser was opened; if it was not, open this URL and log in:\n',
+    );
+    expect(await eventually(() => readFile(join(bin, 'opened'), 'utf8').catch(() => undefined))).toBe(
+      `${url}\n`,
+    );
   });
 
   it('no token, refresh token, code or client secret in anything mcpkit printed', async () => {

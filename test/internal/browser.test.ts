@@ -26,7 +26,7 @@ afterAll(async () => {
 
 it('opens the authorization URL with a plain spawn: the URL is one argument, no shell sees it', async () => {
   const url = new URL(`https://auth.example/authorize?state=$(touch ${dir}/pwned)&x=a;b|c\`d\``);
-  expect(await openBrowser(url, 'linux')).toBe(true);
+  expect(await openBrowser(url, { platform: 'linux' })).toBe(true);
   const argv = await eventually(async () => {
     const text = await readFile(join(dir, 'argv'), 'utf8').catch(() => '');
     return text.endsWith('\n') ? text : undefined;
@@ -36,5 +36,5 @@ it('opens the authorization URL with a plain spawn: the URL is one argument, no 
 });
 
 it('refuses anything but an http(s) URL', async () => {
-  expect(await openBrowser(new URL('file:///etc/passwd'), 'linux')).toBe(false);
+  expect(await openBrowser(new URL('file:///etc/passwd'), { platform: 'linux' })).toBe(false);
 });

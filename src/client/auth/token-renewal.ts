@@ -9,7 +9,7 @@ import {
 import type { StoreOAuthProvider } from './oauth-provider.js';
 import { currentTokens, type SavedTokens } from './token-store.js';
 
-/** Refresh this long before the access token expires, so no request goes out with a dying token. */
+/** Refresh this long before the access token expires (at most), so no request goes out with a dying token. */
 export const REFRESH_AHEAD_MS = 60_000;
 
 /** What the server's last 401/403 asked for (`WWW-Authenticate`), for the login that follows. */
@@ -19,7 +19,11 @@ export interface AuthChallenge {
 }
 
 function expiresSoon(tokens: SavedTokens, now = Date.now()): boolean {
-  return typeof tokens.expires_at === 'number' && tokens.expires_at - now < REFRESH_AHEAD_MS;
+  if (typeof tokens.expires_at !== 'number') return false;
+  // A short-lived token (minutes) is refreshed in its last quarter, not for most of its life.
+  const lifetime =
+    typeof tokens.expires_in === 'number' ? tokens.expires_in * 1000 : Number.POSITIVE_INFINITY;
+  return tokens.expires_at - now < Math.min(REFRESH_AHEAD_MS, lifetime / 4);
 }
 
 /**
