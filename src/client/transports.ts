@@ -37,7 +37,7 @@ function remoteTransport(entry: RemoteServer, sse: boolean, auth: RemoteAuth | u
   const url = new URL(entry.url);
   const requestInit: RequestInit = entry.headers ? { headers: entry.headers } : {};
   const fetch = auth?.fetch ?? requestFetch;
-  const authProvider = auth ? { authProvider: auth.provider } : {};
+  const authProvider = auth ? { authProvider: auth.transportProvider } : {};
   if (sse) {
     return new SSEClientTransport(url, {
       requestInit,

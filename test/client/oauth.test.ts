@@ -111,6 +111,8 @@ describe('OAuth against oidc-provider: mcpkit auth and the CLI', () => {
     );
     expect(login.code).toBe(0);
     expect((await stat(storeFile())).mode & 0o777).toBe(0o600);
+    // oidc-provider offers DPoP: the tokens are bound to mcpkit's key (the server checks every proof).
+    expect((await storedTokens()).token_type).toBe('DPoP');
     const call = await mcpkit(['call', 'remote', 'whoami']);
     expect(call.stdout).toBe('hello from the protected server\n');
     expect(call.code).toBe(0);

@@ -71,6 +71,8 @@ describe('conformance, client mode, OAuth: the scenarios outside the suite runs'
     ['next', 'auth/metadata-issuer-mismatch', '2026-07-28'],
     ['next', 'auth/client-credentials-basic', undefined],
     ['next', 'auth/client-credentials-jwt', undefined],
+    ['next', 'auth/dpop', undefined],
+    ['next', 'auth/dpop-nonce', undefined],
     ['0.1', 'auth/2025-03-26-oauth-endpoint-fallback', undefined],
     ['0.1', 'auth/resource-mismatch', undefined],
     ['0.1', 'auth/offline-access-scope', undefined],

@@ -1,3 +1,4 @@
+import { createHash, createPublicKey, type JsonWebKey, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -6,8 +7,8 @@ import { createHttpHandler } from '../../src/serve/index.js';
 
 /**
  * A real OAuth setup on 127.0.0.1: oidc-provider as the authorization server (PKCE, dynamic registration,
- * refresh-token rotation, short-lived access tokens, client credentials, RFC 8707 resources) in front of an
- * mcpkit HTTP server that checks every bearer token against it. The test plays the browser with
+ * refresh-token rotation, short-lived access tokens, client credentials, RFC 8707 resources, DPoP) in front
+ * of an mcpkit HTTP server that checks every token against it (and the DPoP proof of a bound one). The test plays the browser with
  * {@link browse}.
  */
 export interface OAuthSetup {
@@ -114,11 +115,17 @@ export async function startOAuthSetup(): Promise<OAuthSetup> {
       return;
     }
     void (async () => {
-      const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      const token = bearer
-        ? ((await provider.AccessToken.find(bearer)) ?? (await provider.ClientCredentials.find(bearer)))
+      const [, scheme, value] = /^(Bearer|DPoP) (.+)$/i.exec(req.headers.authorization ?? '') ?? [];
+      const token = value
+        ? ((await provider.AccessToken.find(value)) ?? (await provider.ClientCredentials.find(value)))
         : undefined;
-      if (!token || token.isExpired) {
+      // A DPoP-bound token counts only with the DPoP scheme and a proof by the key it is bound to.
+      const jkt = (token as { jkt?: string } | undefined)?.jkt;
+      const bound = jkt
+        ? scheme?.toLowerCase() === 'dpop' &&
+          dpopProofValid(req, value as string, jkt, `http://127.0.0.1:${rsPort}${req.url}`)
+        : scheme?.toLowerCase() === 'bearer';
+      if (!token || token.isExpired || !bound) {
         res.writeHead(401, {
           'content-type': 'application/json',
           'www-authenticate': `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`,
@@ -147,6 +154,46 @@ export async function startOAuthSetup(): Promise<OAuthSetup> {
       }
     },
   });
+}
+
+const b64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
+
+/** RFC 9449 §4.3, the checks a resource server makes: signature by the bound key, `htm`, `htu`, `ath`. */
+function dpopProofValid(req: IncomingMessage, token: string, jkt: string, url: string): boolean {
+  const proof = req.headers.dpop;
+  if (typeof proof !== 'string') return false;
+  const [head, body, signature] = proof.split('.');
+  if (!head || !body || !signature) return false;
+  const header = JSON.parse(Buffer.from(head, 'base64url').toString()) as {
+    typ?: string;
+    alg?: string;
+    jwk?: JsonWebKey;
+  };
+  const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as {
+    htm?: string;
+    htu?: string;
+    ath?: string;
+  };
+  const jwk = header.jwk;
+  if (header.typ !== 'dpop+jwt' || header.alg !== 'ES256' || jwk?.kty !== 'EC') return false;
+  const thumbprint = b64url(
+    createHash('sha256')
+      .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+      .digest(),
+  );
+  const signed = verify(
+    'sha256',
+    Buffer.from(`${head}.${body}`),
+    { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
+  return (
+    signed &&
+    thumbprint === jkt &&
+    claims.htm === req.method &&
+    claims.htu === url.split('?')[0] &&
+    claims.ath === b64url(createHash('sha256').update(token).digest())
+  );
 }
 
 /** The login and consent pages: the "user" logs in as `user-1` and grants what is asked. */

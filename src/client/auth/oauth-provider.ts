@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type AddClientAuthentication,
   createPrivateKeyJwtAuth,
+  type DpopSession,
   type OAuthClientInformationContext,
   type OAuthClientMetadata,
   type OAuthClientProvider,
@@ -10,6 +11,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { OAuthSettings } from '../../config/index.js';
+import { dpopAlgorithm, dpopSession } from './dpop-key.js';
 import { type LoginReason, NeedsLoginError } from './needs-login.js';
 import { currentTokens, type SavedTokens, type ServerAuthRecord, type TokenStore } from './token-store.js';
 
@@ -43,6 +45,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   private session: LoginSession | undefined;
   private verifier: string | undefined;
   private expectedState: string | undefined;
+  private dpopPromise: Promise<DpopSession | undefined> | undefined;
   /** Set when a refresh was refused: the next "needs a login" says the login expired. */
   loginReason: LoginReason = 'none';
 
@@ -202,6 +205,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     await this.change((record) => {
       if (scope === 'all') return undefined;
       if (scope === 'discovery') delete record.discovery;
+      // A new login gets a new DPoP key; old tokens bound to the old one go with it.
+      if (scope === 'tokens') delete record.dpopKey;
       for (const issuer of Object.values(record.issuers)) {
         if (scope === 'client') delete issuer.client;
         if (scope === 'tokens') delete issuer.tokens;
@@ -224,6 +229,31 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   async resourceUrl(): Promise<string | undefined> {
     return (await this.record())?.resource;
+  }
+
+  /**
+   * DPoP (RFC 9449) when the authorization server offers it: one session per provider, its key kept in the
+   * store so every process presents tokens with the key they are bound to.
+   */
+  dpop(): Promise<DpopSession | undefined> {
+    this.dpopPromise ??= (async () => {
+      const record = await this.record();
+      const metadata = record?.discovery?.authorizationServerMetadata as
+        | { dpop_signing_alg_values_supported?: unknown }
+        | undefined;
+      const supported = metadata?.dpop_signing_alg_values_supported;
+      const alg = Array.isArray(supported) ? dpopAlgorithm(supported.map(String)) : undefined;
+      if (!alg) return undefined;
+      return dpopSession(record?.dpopKey, alg, (dpopKey) =>
+        this.change((r) => ({ ...r, dpopKey })).then(() => undefined),
+      );
+    })();
+    const pending = this.dpopPromise;
+    // Not known yet (before discovery): ask again next time.
+    void pending.then((session) => {
+      if (!session && this.dpopPromise === pending) this.dpopPromise = undefined;
+    });
+    return pending;
   }
 
   /** The stored record of this server. */

@@ -1,4 +1,4 @@
-import type { FetchLike } from '@modelcontextprotocol/client';
+import { type FetchLike, type OAuthClientProvider, withDpopFromProvider } from '@modelcontextprotocol/client';
 import { isStdioServer, type ServerEntry } from '../../config/index.js';
 import { requestFetch } from '../request-fetch.js';
 import { type AuthorizationUrlHandler, runLogin } from './login.js';
@@ -42,7 +42,13 @@ export function connectionAuth(
 export class RemoteAuth {
   readonly provider: StoreOAuthProvider;
   readonly renewal: TokenRenewal;
+  /** The transport's fetch: the renewal outside (fresh token, one retry on 401), DPoP proofs inside. */
   readonly fetch: FetchLike;
+  /**
+   * The provider as the transport sees it: without `dpop`, because the transport would otherwise put its
+   * own DPoP layer outside the renewal, where a refreshed token could no longer get its proof.
+   */
+  readonly transportProvider: OAuthClientProvider;
 
   constructor(
     server: string,
@@ -58,7 +64,15 @@ export class RemoteAuth {
       clientMetadataUrl: auth.clientMetadataUrl,
     });
     this.renewal = new TokenRenewal(this.provider, requestFetch);
-    this.fetch = authorizedFetch(this.renewal, requestFetch);
+    this.fetch = authorizedFetch(this.renewal, withDpopFromProvider(this.provider)(requestFetch));
+    const provider = this.provider;
+    this.transportProvider = new Proxy(provider, {
+      get: (target, key) => {
+        if (key === 'dpop') return undefined;
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
     this.renewal.relogin = (scope) => this.logIn(undefined, scope);
     this.renewal.canRelogin = () => this.canLogIn;
   }

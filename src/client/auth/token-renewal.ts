@@ -117,6 +117,7 @@ export class TokenRenewal {
     if (!tokens?.refresh_token || !discovery || !issuer) return undefined;
     const clientInformation = await this.provider.clientInformation({ issuer }).catch(() => undefined);
     if (!clientInformation) return undefined;
+    const dpop = await this.provider.dpop();
     let refreshed: Awaited<ReturnType<typeof refreshAuthorization>>;
     try {
       refreshed = await refreshAuthorization(discovery.authorizationServerUrl, {
@@ -127,6 +128,7 @@ export class TokenRenewal {
         ...(this.provider.addClientAuthentication
           ? { addClientAuthentication: this.provider.addClientAuthentication }
           : {}),
+        ...(dpop ? { dpop } : {}),
         fetchFn: this.fetchFn,
       });
     } catch (error) {

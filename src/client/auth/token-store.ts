@@ -10,6 +10,7 @@ import lockfile from 'proper-lockfile';
 import { userConfigDir } from '../../config/index.js';
 import { McpkitError } from '../../errors/index.js';
 import { readTextIfExists, writeFileAtomic } from '../../internal/text-file.js';
+import type { StoredDpopKey } from './dpop-key.js';
 
 /** Tokens as stored: the SDK's, with the absolute expiry (`expires_in` alone is useless once saved). */
 export interface SavedTokens extends StoredOAuthTokens {
@@ -37,6 +38,8 @@ export interface ServerAuthRecord {
   discovery?: OAuthDiscoveryState;
   /** The RFC 8707 resource the tokens were issued for. */
   resource?: string;
+  /** The DPoP key the tokens are bound to (RFC 9449), when the authorization server uses DPoP. */
+  dpopKey?: StoredDpopKey;
 }
 
 /**
