@@ -74,6 +74,8 @@ const LOCK_OPTIONS = {
   // A lock older than this belongs to a process that died holding it.
   stale: 15_000,
   retries: { retries: 200, factor: 1.3, minTimeout: 10, maxTimeout: 250 },
+  // A lock taken over (we stalled past `stale`) must not crash a gateway: the store's writes stay atomic.
+  onCompromised: () => undefined,
 };
 
 /**
