@@ -213,6 +213,26 @@ describe('OAuth against oidc-provider: mcpkit auth and the CLI', () => {
     expect(setup.grants.client_credentials).toBe(1);
   });
 
+  it('an entry with its own Authorization header (or "oauth": false) never logs in: the 401 stays an error', async () => {
+    await writeFile(
+      join(dir, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          ...JSON.parse(await readFile(join(dir, '.mcp.json'), 'utf8')).mcpServers,
+          keyed: { url: setup.url, headers: { Authorization: 'Bearer not-a-token' } },
+          off: { url: setup.url, oauth: false },
+        },
+      }),
+    );
+    for (const name of ['keyed', 'off']) {
+      const call = await mcpkit(['call', name, 'whoami']);
+      expect(call.stderr).toBe(
+        `mcpkit: server "${name}" failed to start (handshake): HTTP 401 Unauthorized from ${setup.url}: check the credentials (headers)\n`,
+      );
+      expect(call.code).toBe(1);
+    }
+  });
+
   it('logout forgets the tokens', async () => {
     const out = await mcpkit(['auth', 'logout', 'remote']);
     expect(out.stdout).toBe('logged out of server "remote"\n');
