@@ -36,17 +36,17 @@ const TOKEN_ENDPOINT = BOTH_WIRES.filter((name) => name.startsWith('auth/token-e
 const allPassed = (names: string[]) => Object.fromEntries(names.map((name) => [name, 'passed']));
 
 describe('conformance, client mode, OAuth: the whole auth suite per wire', () => {
-  it.each<[SuiteVersion, string | undefined, string[]]>([
+  it.each<[SuiteVersion, string, string[]]>([
     ['next', '2025-06-18', TOKEN_ENDPOINT],
     ['next', '2025-11-25', BOTH_WIRES],
     ['next', '2026-07-28', BOTH_WIRES],
-    ['0.1', undefined, BOTH_WIRES],
+    ['0.1', 'its default', BOTH_WIRES],
     ['0.1', '2025-06-18', TOKEN_ENDPOINT],
   ])(
     'suite %s at %s: every scenario passes',
     async (version, wire, expected) => {
       const args = ['client', '--command', client, '--suite', 'auth'];
-      if (wire) args.push('--spec-version', wire);
+      if (/^\d/.test(wire)) args.push('--spec-version', wire);
       const { output } = await runConformance(args, version);
       expect(summary(output)).toEqual(allPassed(expected));
     },
@@ -55,7 +55,7 @@ describe('conformance, client mode, OAuth: the whole auth suite per wire', () =>
 });
 
 describe('conformance, client mode, OAuth: the scenarios outside the suite runs', () => {
-  it.each<[SuiteVersion, string, string | undefined]>([
+  it.each<[SuiteVersion, string, string]>([
     ['next', 'auth/2025-03-26-oauth-metadata-backcompat', '2025-03-26'],
     ['next', 'auth/2025-03-26-oauth-endpoint-fallback', '2025-03-26'],
     ['next', 'auth/resource-mismatch', '2026-07-28'],
@@ -69,21 +69,21 @@ describe('conformance, client mode, OAuth: the scenarios outside the suite runs'
     ['next', 'auth/iss-unexpected', '2026-07-28'],
     ['next', 'auth/iss-normalized', '2026-07-28'],
     ['next', 'auth/metadata-issuer-mismatch', '2026-07-28'],
-    ['next', 'auth/client-credentials-basic', undefined],
-    ['next', 'auth/client-credentials-jwt', undefined],
-    ['next', 'auth/dpop', undefined],
-    ['next', 'auth/dpop-nonce', undefined],
-    ['0.1', 'auth/2025-03-26-oauth-endpoint-fallback', undefined],
-    ['0.1', 'auth/resource-mismatch', undefined],
-    ['0.1', 'auth/offline-access-scope', undefined],
-    ['0.1', 'auth/offline-access-not-supported', undefined],
-    ['0.1', 'auth/client-credentials-basic', undefined],
-    ['0.1', 'auth/client-credentials-jwt', undefined],
+    ['next', 'auth/client-credentials-basic', 'extension'],
+    ['next', 'auth/client-credentials-jwt', 'extension'],
+    ['next', 'auth/dpop', 'extension'],
+    ['next', 'auth/dpop-nonce', 'extension'],
+    ['0.1', 'auth/2025-03-26-oauth-endpoint-fallback', 'its default'],
+    ['0.1', 'auth/resource-mismatch', 'its default'],
+    ['0.1', 'auth/offline-access-scope', 'its default'],
+    ['0.1', 'auth/offline-access-not-supported', 'its default'],
+    ['0.1', 'auth/client-credentials-basic', 'extension'],
+    ['0.1', 'auth/client-credentials-jwt', 'extension'],
   ])(
     'suite %s: %s (wire %s) passes every check',
     async (version, scenario, wire) => {
       const args = ['client', '--command', client, '--scenario', scenario];
-      if (wire) args.push('--spec-version', wire);
+      if (/^\d/.test(wire)) args.push('--spec-version', wire);
       const { code, output } = await runConformance(args, version);
       expect(output).toMatch(/Passed: (\d+)\/\1, 0 failed, 0 warnings/);
       expect(code).toBe(0);
