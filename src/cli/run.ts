@@ -36,6 +36,7 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
     commands: ['search-server', 'query', 'index'],
     load: async () => (await import('./search-commands.js')).registerSearchCommands,
   },
+  { commands: ['auth'], load: async () => (await import('./auth-command.js')).registerAuthCommands },
   {
     commands: ['gateway', 'trust'],
     load: async () => (await import('./gateway-command.js')).registerGatewayCommands,

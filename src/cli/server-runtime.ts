@@ -1,9 +1,15 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { Runtime, type RuntimeServerConfig, type StartupPolicy } from '../client/index.js';
+import {
+  Runtime,
+  type RuntimeAuthOptions,
+  type RuntimeServerConfig,
+  type StartupPolicy,
+} from '../client/index.js';
 import { McpkitError } from '../errors/index.js';
 import { createElicitationHandler } from './elicit.js';
 import { count, table } from './format.js';
 import type { CliIO } from './io.js';
+import { cliAuth } from './login-prompt.js';
 import { runtimeListeners } from './runtime-listeners.js';
 import { CLI_VERSION } from './version.js';
 
@@ -19,6 +25,7 @@ export async function withRuntime(
   targets: RuntimeServerConfig[],
   startupPolicy: StartupPolicy,
   work: (runtime: Runtime, signal: AbortSignal) => Promise<void>,
+  auth: RuntimeAuthOptions = cliAuth(io),
 ): Promise<void> {
   if (targets.length === 0) {
     throw new McpkitError(
@@ -39,6 +46,7 @@ export async function withRuntime(
       clientInfo: { name: 'mcpkit', version: CLI_VERSION },
       handlers: { elicitation: createElicitationHandler(io) },
       listeners: runtimeListeners(io),
+      auth,
       // Ctrl-C before a server's handshake stops it at once, not at the start timeout.
       signal: controller.signal,
     });

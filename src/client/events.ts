@@ -11,7 +11,9 @@ export type FailureCategory =
   /** The process exited or the connection dropped. */
   | 'transport_closed'
   /** The config could not be used (a `${VAR}` without value). */
-  | 'config';
+  | 'config'
+  /** A remote server needs an OAuth login (or a new one: the last expired or was revoked). */
+  | 'auth';
 
 /** The lists a server can announce as changed. */
 export type ListKind = 'tools' | 'resources' | 'prompts';

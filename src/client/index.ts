@@ -1,5 +1,18 @@
 // mcpkit/client — everything exported here is public API.
 
+export {
+  type AuthorizationUrlHandler,
+  followAuthorizationUrl,
+} from './auth/login.js';
+export { type LoginReason, NeedsLoginError } from './auth/needs-login.js';
+export type { RuntimeAuthOptions } from './auth/remote-auth.js';
+export {
+  FileTokenStore,
+  type IssuerRecord,
+  type SavedTokens,
+  type ServerAuthRecord,
+  type TokenStore,
+} from './auth/token-store.js';
 export type { ConnectAttempt, Wire } from './connect-plan.js';
 export type {
   FailureCategory,

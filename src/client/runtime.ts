@@ -2,6 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Implementation, Transport } from '@modelcontextprotocol/client';
 import type { ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
+import { connectionAuth, type RuntimeAuthOptions } from './auth/remote-auth.js';
+import type { TokenStore } from './auth/token-store.js';
 import type { ConnectAttempt } from './connect-plan.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { RuntimeEventMap, RuntimeListeners } from './events.js';
@@ -45,6 +47,11 @@ export interface RuntimeOptions {
   handlers?: RuntimeHandlers;
   /** The environment `${VAR}`s expand from and stdio servers inherit from. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * OAuth for remote servers: the token store (default: the user's, shared with the CLI) and
+   * `onAuthorizationUrl` to log in on demand; `false` turns OAuth off (a 401 stays an error).
+   */
+  auth?: RuntimeAuthOptions | false;
   /** Listeners attached before the first server starts (`stderr` while starting, `server_retrying`, …). */
   listeners?: RuntimeListeners;
   /**
@@ -88,6 +95,7 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
       handlers: options.handlers ?? {},
       env: options.env ?? process.env,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      auth: connectionAuth(options.auth, options.env ?? process.env),
       emit: (name, ...args) => this.emit(name, ...(args as never)),
       listening: (name) => this.listenerCount(name) > 0,
     };
@@ -118,6 +126,11 @@ export class Runtime extends EventEmitter<RuntimeEventMap> {
       throw error;
     }
     return runtime;
+  }
+
+  /** Where this Runtime keeps OAuth tokens (undefined with `auth: false`). */
+  get tokenStore(): TokenStore | undefined {
+    return this.context.auth?.store;
   }
 
   /** Every server, in the order they were added. */

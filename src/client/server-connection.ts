@@ -1,6 +1,8 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import { expandServerEntry, type ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
+import { findNeedsLogin } from './auth/needs-login.js';
+import { type RemoteAuth, remoteAuthFor } from './auth/remote-auth.js';
 import {
   type ConnectAttempt,
   type ConnectPlan,
@@ -49,6 +51,8 @@ export class ServerConnection implements RequestChannel {
   private readonly runner: RequestRunner;
   /** The expanded entry, the attempt that connected and the startup timeout, for a reconnect. */
   private connected?: { entry: ServerEntry; attempt: ConnectAttempt; timeoutMs: number };
+  /** OAuth for a remote server (made from the expanded entry at the first start). */
+  private auth: RemoteAuth | undefined;
   /** Ends a start in progress: `close()` while starting must neither wait for it nor let it retry. */
   private abortStart: (() => void) | undefined;
 
@@ -74,14 +78,20 @@ export class ServerConnection implements RequestChannel {
     });
   }
 
-  /** Connects within `timeoutMs`; on failure the status is `failed` and a ServerStartError is thrown. */
-  async start(timeoutMs: number): Promise<void> {
+  /**
+   * Connects within `timeoutMs`; on failure the status is `failed` and a ServerStartError is thrown. A
+   * server that needs an OAuth login gets one first when the Runtime can show it (then the timeout starts
+   * again); otherwise it fails with "needs a login".
+   */
+  async start(timeoutMs: number, afterLogin = false): Promise<void> {
     let entry: ServerEntry;
     try {
       entry = expandServerEntry(this.id, this.entry, this.ctx.env);
     } catch (error) {
       throw this.fail(configFailure(error), error);
     }
+    if (!this.transportFactory) this.auth ??= remoteAuthFor(this.id, entry, this.ctx.auth);
+    let loginFirst = false;
     const deadline = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -126,15 +136,38 @@ export class ServerConnection implements RequestChannel {
           server: this.id,
         });
       }
-      throw this.fail(startFailure(facts), error);
+      loginFirst = !afterLogin && this.auth?.canLogIn === true && findNeedsLogin(error) !== undefined;
+      if (!loginFirst) throw this.fail(startFailure(facts), error);
     } finally {
       clearTimeout(timer);
       this.abortStart = undefined;
     }
+    if (loginFirst) return this.logInThenStart(timeoutMs);
     if (this.status !== 'starting') return; // closed while starting
     this.status = 'ready';
     const { protocolVersion, serverInfo } = this.handle;
     this.ctx.emit('server_started', { server: this.id, protocolVersion, serverName: serverInfo?.name });
+  }
+
+  private async logInThenStart(timeoutMs: number): Promise<void> {
+    const stop = new AbortController();
+    this.abortStart = () => stop.abort(new Error('stopped'));
+    try {
+      await this.auth?.logIn(stop.signal);
+    } catch (error) {
+      if (this.status === 'stopped')
+        throw new McpkitError('SERVER_UNAVAILABLE', `server "${this.id}" was stopped while logging in`, {
+          server: this.id,
+        });
+      // Nobody could show the URL after all (a gateway with no client that opens URLs): needs a login.
+      const needs = findNeedsLogin(error);
+      const message =
+        needs?.detail ?? `login failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw this.fail({ category: 'auth', message }, error);
+    } finally {
+      this.abortStart = undefined;
+    }
+    return this.start(timeoutMs, true);
   }
 
   /** One connect attempt on a fresh transport (the previous one, if any, is closed first). */
@@ -147,6 +180,7 @@ export class ServerConnection implements RequestChannel {
         parentEnv: this.ctx.env,
         onStderrLine: (line) => this.ctx.emit('stderr', { server: this.id, line }),
         legacySse: attempt.wire === 'sse',
+        auth: this.auth,
       });
     this.transport = transport;
     const client = createSdkClient(this.id, this.ctx, (list) => {

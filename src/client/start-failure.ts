@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/client';
 import { isMcpkitError, McpkitError } from '../errors/index.js';
 import { exitWords, stderrReason } from '../internal/failure-words.js';
 import { describeRemoteError, innermostCause, type RemoteFailure } from '../internal/remote-failure.js';
+import { findNeedsLogin } from './auth/needs-login.js';
 import { FallbackFailed } from './connect-plan.js';
 import type { FailureCategory } from './events.js';
 import type { ServerFailure } from './server-handle.js';
@@ -15,7 +16,12 @@ export class ServerStartError extends McpkitError {
     message: string,
     cause?: unknown,
   ) {
-    super('SERVER_FAILED', `server "${server}" failed to start (${category}): ${message}`, { server, cause });
+    // "needs a login: run …" is the whole story; "failed to start (auth)" would only bury it.
+    const line =
+      category === 'auth'
+        ? `server "${server}" ${message}`
+        : `server "${server}" failed to start (${category}): ${message}`;
+    super('SERVER_FAILED', line, { server, cause });
   }
 }
 
@@ -51,6 +57,8 @@ export function startFailure(facts: StartFacts): ServerFailure {
     return { category: 'timeout', message: `no handshake within ${facts.timeoutMs} ms${tail}` };
   }
   if (error instanceof SpawnError) return { category: 'spawn', message: error.message };
+  const login = findNeedsLogin(error);
+  if (login) return { category: 'auth', message: login.detail };
   if (facts.exit) return { category: 'handshake', message: exitedMessage(facts.exit, facts.stderr ?? []) };
   const stderr = (facts.stderr ?? []).slice(-3);
   const tries = facts.attempts === undefined ? '' : ` (${facts.attempts} attempts)`;

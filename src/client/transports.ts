@@ -5,6 +5,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { isStdioServer, type RemoteServer, type ServerEntry } from '../config/index.js';
 import { childEnvironment } from '../internal/child-environment.js';
+import type { RemoteAuth } from './auth/remote-auth.js';
 import { requestFetch } from './request-fetch.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -14,6 +15,8 @@ export interface OpenTransportOptions {
   onStderrLine?: (line: string) => void;
   /** A remote entry over the legacy HTTP+SSE transport (an `sse` entry always is). */
   legacySse?: boolean;
+  /** OAuth for a remote entry: the SDK's provider and the fetch that keeps the token fresh. */
+  auth?: RemoteAuth | undefined;
 }
 
 /** A fresh transport for an (expanded) entry: stdio, Streamable HTTP or legacy SSE. */
@@ -27,19 +30,22 @@ export function openTransport(entry: ServerEntry, options: OpenTransportOptions)
       ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
     });
   }
-  return remoteTransport(entry, options.legacySse === true || entry.type === 'sse');
+  return remoteTransport(entry, options.legacySse === true || entry.type === 'sse', options.auth);
 }
 
-function remoteTransport(entry: RemoteServer, sse: boolean): Transport {
+function remoteTransport(entry: RemoteServer, sse: boolean, auth: RemoteAuth | undefined): Transport {
   const url = new URL(entry.url);
   const requestInit: RequestInit = entry.headers ? { headers: entry.headers } : {};
+  const fetch = auth?.fetch ?? requestFetch;
+  const authProvider = auth ? { authProvider: auth.transportProvider } : {};
   if (sse) {
     return new SSEClientTransport(url, {
       requestInit,
-      fetch: requestFetch,
+      fetch,
+      ...authProvider,
       eventSourceInit: {
         fetch: (input, init) =>
-          requestFetch(input, {
+          fetch(input, {
             ...init,
             headers: { ...(init?.headers as Record<string, string>), ...entry.headers },
           }),
@@ -48,7 +54,8 @@ function remoteTransport(entry: RemoteServer, sse: boolean): Transport {
   }
   return new StreamableHTTPClientTransport(url, {
     requestInit,
-    fetch: requestFetch,
+    fetch,
+    ...authProvider,
     // Claude Code's policy for a dropped stream: 5 attempts from 1 s, doubling.
     reconnectionOptions: {
       initialReconnectionDelay: 1000,

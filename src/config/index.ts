@@ -35,6 +35,8 @@ export {
   checkServerName,
   formatJsonPath,
   isStdioServer,
+  type OAuthSettings,
+  OAuthSettingsSchema,
   type ParseEntryResult,
   parseServerEntry,
   type RemoteServer,

@@ -19,6 +19,14 @@ export function maskEntry<T extends ServerEntry>(entry: T): T {
   const headers = maskValues(entry.headers);
   const masked = { ...entry, url: maskUrl(entry.url) };
   if (headers) masked.headers = headers;
+  if (entry.oauth) {
+    const { clientSecret, privateKey } = entry.oauth;
+    masked.oauth = {
+      ...entry.oauth,
+      ...(clientSecret === undefined ? {} : { clientSecret: MASK }),
+      ...(privateKey === undefined ? {} : { privateKey: MASK }),
+    };
+  }
   return masked;
 }
 

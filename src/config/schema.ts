@@ -42,6 +42,35 @@ export const StdioServerSchema = z.looseObject({
   ...commonShape,
 });
 
+/**
+ * How mcpkit logs in to a remote server that asks for OAuth (`mcpkit auth login <server>`). Everything is
+ * optional: without it mcpkit discovers the authorization server and registers itself. Secrets go in as
+ * `${VAR}` references.
+ */
+export const OAuthSettingsSchema = z.looseObject({
+  /** A client registered with the authorization server beforehand (else CIMD, else dynamic registration). */
+  clientId: z.string().min(1).optional(),
+  clientSecret: z.string().optional(),
+  /** `client_credentials`: a machine login with the client's own credentials, no browser (SEP-1046). */
+  grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+  /** How the client authenticates at the token endpoint (default: what the server supports). */
+  tokenEndpointAuthMethod: z
+    .enum(['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'])
+    .optional(),
+  /** A PEM private key for `private_key_jwt` (a `${VAR}`), and its algorithm (default ES256). */
+  privateKey: z.string().optional(),
+  signingAlgorithm: z.string().optional(),
+  /** The scopes to ask for (default: what the server's 401 or metadata says). */
+  scope: z.string().optional(),
+  /** An https URL of mcpkit's Client ID Metadata Document, used when the server supports CIMD. */
+  clientMetadataUrl: z.string().optional(),
+  /** The port of the loopback redirect (`http://127.0.0.1:<port>/callback`); default: any free one. */
+  callbackPort: z.number().int().min(1).max(65535).optional(),
+});
+
+/** A server entry's `oauth` settings. */
+export type OAuthSettings = z.infer<typeof OAuthSettingsSchema>;
+
 /** A remote server: Streamable HTTP (`type` "http" or absent) or the legacy HTTP+SSE transport. */
 export const RemoteServerSchema = z.looseObject({
   type: z.enum(['http', 'sse']).optional(),
@@ -50,6 +79,8 @@ export const RemoteServerSchema = z.looseObject({
     .string()
     .regex(/^(https?:\/\/|\$\{)/i, 'must be an http:// or https:// URL (or start with a ${VAR})'),
   headers: StringMapSchema.optional(),
+  /** OAuth settings; `false` never logs in (a 401 stays an error). */
+  oauth: z.union([z.literal(false), OAuthSettingsSchema]).optional(),
   ...commonShape,
 });
 

@@ -75,6 +75,12 @@ export function mapEntryStrings<T extends ServerEntry>(
   const out = { ...entry, url: map(entry.url, 'url') };
   const headers = mapRecord(entry.headers, 'headers');
   if (headers) out.headers = headers;
+  if (entry.oauth) {
+    const oauth: Record<string, unknown> = { ...entry.oauth };
+    for (const [key, value] of Object.entries(oauth))
+      if (typeof value === 'string') oauth[key] = map(value, `oauth.${key}`);
+    out.oauth = oauth as typeof entry.oauth;
+  }
   return out;
 }
 

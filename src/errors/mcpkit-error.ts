@@ -37,7 +37,11 @@ export type McpkitErrorCode =
   /** An HTTP server could not bind its host:port (in use, no permission, not this machine's address). */
   | 'LISTEN_FAILED'
   /** A server refused or timed out a request, or does not offer that kind of request (exit 1). */
-  | 'REQUEST_FAILED';
+  | 'REQUEST_FAILED'
+  /** A remote server wants an OAuth login first, or the login expired or was revoked (exit 1). */
+  | 'AUTH_REQUIRED'
+  /** An OAuth login did not complete: the authorization server refused, the callback was wrong (exit 1). */
+  | 'AUTH_FAILED';
 
 /** Where a failure happened, for messages and for programs that handle the error. */
 export interface McpkitErrorContext {

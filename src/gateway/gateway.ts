@@ -11,6 +11,7 @@ import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
 import { Deferral, envelopeClientInfo, identityOf } from './deferral.js';
 import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
+import { loginByElicitation, urlOpener } from './login-elicitation.js';
 import { type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { ToolRouter } from './router.js';
@@ -95,6 +96,11 @@ export class Gateway {
       servers: options.servers,
       handlers: gateway.downstreams.handlers(),
       log: gateway.log,
+      // An upstream's login goes to a client that can open URLs; without one, `mcpkit auth login`.
+      auth: {
+        onAuthorizationUrl: loginByElicitation(gateway.downstreams),
+        canShowLogin: () => urlOpener(gateway.downstreams) !== undefined,
+      },
       ...pick(options, [
         'env',
         'startupTimeoutMs',

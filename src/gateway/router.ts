@@ -93,7 +93,7 @@ export class ToolRouter {
   private unresolved(catalog: Catalog, name: string): { result: CallToolResult } | { target: ExposedTool } {
     const hidden = catalog.hidden.get(name);
     if (hidden) return { result: failedResult(`Tool ${name} is hidden: ${hidden.reason}`) };
-    const server = this.host.known.get(name);
+    const server = this.host.known.get(name) ?? this.host.upstreams.waitingForLogin(name);
     const down = server === undefined ? undefined : this.host.upstreams.unavailable(server);
     if (down) return { result: unavailable(name, down) };
     // A single upstream proxied with its own names answers for unknown tools itself, as it would directly.

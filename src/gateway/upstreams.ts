@@ -5,6 +5,7 @@ import {
   type ListKind,
   type RawRelayPort,
   Runtime,
+  type RuntimeAuthOptions,
   type RuntimeHandlers,
   type RuntimeServerConfig,
   type ServerHandle,
@@ -16,7 +17,8 @@ import type { CatalogSource } from './catalog.js';
 /** One upstream as `gateway_status` shows it. */
 export interface UpstreamStatus {
   name: string;
-  state: 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped';
+  /** `needs-login`: a remote server waiting for `mcpkit auth login <name>` (it comes up once that is done). */
+  state: 'starting' | 'ready' | 'restarting' | 'failed' | 'needs-login' | 'stopped';
   transport: 'stdio' | 'http' | 'sse';
   protocolVersion?: string;
   restarts: number;
@@ -42,6 +44,8 @@ export interface UpstreamsOptions {
   /** How long {@link Upstreams.start} waits for servers to be ready; the rest join later. Default 10 s. */
   readyWaitMs?: number;
   log: (message: string) => void;
+  /** OAuth for remote upstreams (who shows a login URL, and when one can); default: the user's store. */
+  auth?: RuntimeAuthOptions;
 }
 
 interface Health {
@@ -55,6 +59,10 @@ interface Health {
   gaveUp?: boolean;
   /** Never started, and why (an entry that runs this gateway itself). */
   refused?: string | undefined;
+  /** Waits for an OAuth login: the one line that says how, while it does. */
+  needsLogin?: string | undefined;
+  /** A login shown to a client is under way. */
+  loggingIn?: boolean;
 }
 
 /** Events of the upstream set: which lists may have changed, and why. */
@@ -79,6 +87,8 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
   private readonly desired = new Map<string, RuntimeServerConfig>();
   private readonly health = new Map<string, Health>();
   private closed = false;
+  /** Stops watching the token store (watched while an upstream needs a login). */
+  private unwatchLogins: (() => void) | undefined;
 
   private constructor(
     runtime: Runtime,
@@ -90,6 +100,8 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       const health = this.healthOf(server);
       health.startedAt = Date.now();
       health.gaveUp = false;
+      health.needsLogin = undefined;
+      health.loggingIn = false;
       this.emit('changed', { server, lists: ALL_LISTS });
     });
     runtime.on('server_failed', ({ server, category, message }) => this.onFailed(server, category, message));
@@ -112,6 +124,7 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       ...(options.env ? { env: options.env } : {}),
       ...(options.startupTimeoutMs ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      ...(options.auth ? { auth: options.auth } : {}),
     });
     const upstreams = new Upstreams(runtime, options);
     // Slow servers (an `npx` that downloads first) must not hold up the client's own start-up timeout: past
@@ -167,12 +180,24 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     if (!connection) return `server "${name}" is no longer configured`;
     if (connection.status === 'ready') return undefined;
     const health = this.healthOf(name);
+    if (health.needsLogin && connection.status === 'failed') {
+      // A client that opens URLs is connected: show it the login now; this call still fails.
+      if (!health.loggingIn && this.options.auth?.canShowLogin?.()) this.retryLogin(name);
+      return `server "${name}" ${health.needsLogin}`;
+    }
     const why = health.lastError ? ` (last error: ${health.lastError})` : '';
     if (health.timer) {
       const seconds = Math.max(0, Math.round(((health.nextRestartAt ?? Date.now()) - Date.now()) / 100) / 10);
       return `server "${name}" is down and restarts in ${seconds} s${why}`;
     }
     return `server "${name}" is ${connection.status}${why}`;
+  }
+
+  /** The upstream waiting for a login whose tool `exposed` (`<server>__<tool>`) would be, if any. */
+  waitingForLogin(exposed: string): string | undefined {
+    for (const [name, health] of this.health)
+      if (health.needsLogin && exposed.startsWith(`${name}__`)) return name;
+    return undefined;
   }
 
   /** Every configured server's state, restarts and last error. */
@@ -182,9 +207,11 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       const health = this.healthOf(name);
       const state: UpstreamStatus['state'] = health.refused
         ? 'failed'
-        : health.timer
-          ? 'restarting'
-          : (connection?.status ?? 'stopped');
+        : health.needsLogin && connection?.status === 'failed'
+          ? 'needs-login'
+          : health.timer
+            ? 'restarting'
+            : (connection?.status ?? 'stopped');
       return {
         name,
         state,
@@ -254,7 +281,16 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
   private onFailed(server: string, category: FailureCategory, message: string): void {
     const health = this.healthOf(server);
     health.lastError = `${category}: ${message}`;
+    health.loggingIn = false;
     if (this.closed || !this.desired.has(server)) return;
+    if (category === 'auth') {
+      // No restarts: only a login helps. The store is watched; a login by `mcpkit auth login` brings it up.
+      health.needsLogin = message;
+      this.options.log(`server "${server}" ${message}`);
+      this.emit('changed', { server, lists: ALL_LISTS });
+      this.watchLogins();
+      return;
+    }
     this.options.log(`server "${server}" failed (${category}): ${message}`);
     this.emit('changed', { server, lists: ALL_LISTS });
     // A config error or a missing command will not mend itself: wait for the config to change.
@@ -280,6 +316,23 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     health.timer.unref();
   }
 
+  /** Watches the token store while some upstream needs a login; a change starts those upstreams again. */
+  private watchLogins(): void {
+    if (this.unwatchLogins || this.closed) return;
+    this.unwatchLogins = this.runtime.tokenStore?.watch?.(() => {
+      for (const [name, health] of this.health)
+        if (health.needsLogin && !health.loggingIn) this.retryLogin(name);
+    });
+  }
+
+  private retryLogin(name: string): void {
+    const config = this.desired.get(name);
+    const health = this.healthOf(name);
+    if (this.closed || config === undefined) return;
+    health.loggingIn = true;
+    void this.launch(name, config);
+  }
+
   private healthOf(name: string): Health {
     let health = this.health.get(name);
     if (!health) {
@@ -292,6 +345,7 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
   /** Stops every server and every pending restart. */
   async close(): Promise<void> {
     this.closed = true;
+    this.unwatchLogins?.();
     for (const health of this.health.values()) clearTimeout(health.timer);
     await this.runtime.close();
   }

