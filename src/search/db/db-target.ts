@@ -93,7 +93,10 @@ const safeName = (name: string) => name.replace(/[^\w.-]+/g, '_') || 'db';
 
 /** A URL as written, its password (a literal one) replaced: for messages about a value that did not parse. */
 export function redact(text: string): string {
-  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/, '$1***@');
+  // A `${VAR}` reference is no secret, and says where the password comes from.
+  return text.replace(/(\/\/[^:/@\s]*:)([^@\s]*)@/, (whole, user: string, password: string) =>
+    /^\$\{\w+\}$/.test(password) ? whole : `${user}***@`,
+  );
 }
 
 /**

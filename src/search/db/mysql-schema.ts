@@ -157,10 +157,16 @@ function assemble(
       columns: parts.map((p) => p.n as string),
       table: `${first.rs as string}.${first.rt as string}`,
       refColumns: parts.map((p) => p.rn as string),
-      ...(text(first.del) ? { onDelete: first.del as string } : {}),
+      // RESTRICT is MySQL's default (the same as NO ACTION): said only when it is something else.
+      ...(text(first.del) && first.del !== 'RESTRICT' ? { onDelete: first.del as string } : {}),
     });
   }
   for (const c of checks) byName.get(key(c))?.checks.push({ name: c.i as string, expression: c.e as string });
+  // The index InnoDB makes for a foreign key carries the key's name: the key already says it.
+  for (const table of byName.values()) {
+    const keys = new Set(table.foreignKeys.map((fk) => fk.name));
+    table.indexes = table.indexes.filter((index) => !keys.has(index.name));
+  }
   return [...byName.values()];
 }
 

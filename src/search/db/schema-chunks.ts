@@ -47,6 +47,8 @@ function referencedBy(tables: readonly DbTable[]): Map<string, string[]> {
       list.push(`${table.schema}.${table.name}(${fk.columns.join(', ')})`);
       map.set(fk.table, list);
     }
+  // In a stable order: a refresh that changed nothing reads the same.
+  for (const list of map.values()) list.sort();
   return map;
 }
 

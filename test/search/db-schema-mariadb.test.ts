@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodeIndex } from '../../src/search/code-index.js';
+import { parseDbTarget } from '../../src/search/db/db-target.js';
+import { withDatabases } from '../../src/search/db/index-databases.js';
+import { runInProcessAt } from '../config/run-in-process.js';
+import { loadMariadbShop } from '../fixtures/db/load-shop.js';
+import { type DbServer, hasMariadb, startMariadb } from '../helpers/databases.js';
+import { APP, connectSearch, resultPaths, SCHEMA_QUERIES } from './db-fixture.js';
+
+// CI installs MariaDB (.ci/run): there a missing server is a failure, not a skip.
+describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code search', () => {
+  let db: DbServer;
+  const target = () => parseDbTarget(db.appUrl('shop'), {}, APP);
+
+  beforeAll(async () => {
+    db = await startMariadb();
+    await loadMariadbShop(db.adminUrl);
+  }, 90_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('reads tables, views, functions and procedures with comments, keys both ways, indexes and checks', async () => {
+    const index = await withDatabases(
+      await CodeIndex.build(APP, { vectors: 'none', saved: false }),
+      [target()],
+      (m) => {
+        throw new Error(m);
+      },
+    );
+    const chunks = index.chunks.filter((c) => c.path.startsWith('db/shop/'));
+    // 36 tables, 2 views, a function and a procedure.
+    expect(chunks.length).toBe(40);
+    const orders = chunks.find((c) => c.path === 'db/shop/shop.orders')?.content ?? '';
+    expect(orders).toContain("-- A customer's purchase: placed, paid, shipped");
+    expect(orders).toContain(
+      "order_status enum('pending','paid','shipped','delivered','cancelled') NOT NULL DEFAULT 'pending',",
+    );
+    expect(orders).toContain('customer_id bigint(20) NOT NULL REFERENCES shop.customers(id),');
+    expect(orders).toContain('-- sum of the items after discounts, with tax');
+    expect(orders).toMatch(/CONSTRAINT orders_check_1 CHECK \(`total_amt` >= 0\)/);
+    expect(orders).not.toContain('fk_orders_shipping_address_id');
+    expect(orders).toMatch(/-- referenced by: .*shop\.order_items\(order_id\)/);
+    expect(chunks.find((c) => c.path === 'db/shop/shop.restock_variant')?.content).toMatch(
+      /^CREATE PROCEDURE shop\.restock_variant\(IN p_variant_id bigint\(20\), IN p_warehouse_id bigint\(20\), IN p_qty int\(11\)\) AS \$\$$/m,
+    );
+  });
+
+  it('finds each labelled object at rank 1-3 among code and schema', async () => {
+    const index = await withDatabases(await CodeIndex.build(APP, { saved: false }), [target()], (m) => {
+      throw new Error(m);
+    });
+    const ranks: string[] = [];
+    for (const { query, object, engines } of SCHEMA_QUERIES) {
+      if (engines && !engines.includes('mysql')) continue;
+      const paths = index.search(query, 10, 'hybrid').map((h) => h.chunk.path);
+      const rank = paths.indexOf(`db/shop/shop.${object}`) + 1;
+      ranks.push(`${query} → ${object}: ${rank || 'not found'}`);
+      expect(rank, `${query}: ${paths.join(', ')}`).toBeGreaterThan(0);
+      expect(rank, `${query}: ${paths.join(', ')}`).toBeLessThanOrEqual(3);
+    }
+    console.log(`mariadb ranks:\n${ranks.join('\n')}`);
+  });
+
+  it('find_related from a table reaches the code that queries it', async () => {
+    const served = await connectSearch({ root: APP, databases: [target()] });
+    try {
+      await served.server.ready();
+      await served.server.databases?.loaded;
+      const fromTable = await served.call('find_related', {
+        file_path: 'db/shop/shop.support_tickets',
+        line: 1,
+      });
+      expect(resultPaths(fromTable.text)).toContain('shop/support/tickets.py');
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a wrong password is one line naming host:port; code is still searched; the password never shows', async () => {
+    const result = await runInProcessAt(
+      ['query', APP, 'cancel order', '--db', `mysql://app:\${PW}@127.0.0.1:${db.port}/shop`],
+      APP,
+      { PW: `not-${db.password}` },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      `mcpkit query: shop: cannot log in to MySQL/MariaDB at 127.0.0.1:${db.port}: Access denied for user 'app'@'127.0.0.1' (using password: YES); check the user and password in --db (write the password as \${VAR}); searching code without it\n`,
+    );
+    expect(result.stdout).toContain('shop/orders/repository.py');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(db.password);
+  });
+});
