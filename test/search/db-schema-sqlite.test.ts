@@ -1,12 +1,16 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeIndex } from '../../src/search/code-index.js';
 import { parseDbTarget } from '../../src/search/db/db-target.js';
 import { withDatabases } from '../../src/search/db/index-databases.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { writeSqliteShop } from '../fixtures/db/load-shop.js';
+import { CLI } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { APP, connectSearch, resultPaths, SCHEMA_QUERIES } from './db-fixture.js';
 
 let dir: string;
@@ -110,5 +114,49 @@ describe('SQLite schemas in code search', () => {
       expect(result.stderr).toBe(line);
       expect(result.stdout).toContain('shop/orders/repository.py');
     }
+  });
+
+  it('mcpkit search-server --db over stdio lists reindex_db and logs what it read; mcpkit index --db reports it', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'search-server', APP, '--db', `shop=${file}`, '--db-refresh', '3600'],
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (data: Buffer) => {
+      stderr += data.toString();
+    });
+    const client = new Client({ name: 'db-schema-test', version: '1' });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+        'search',
+        'find_related',
+        'reindex_db',
+      ]);
+      // The first read runs from the start (a reindex_db meanwhile is told it is in progress).
+      await eventually(() => (stderr.includes('mcpkit search: database shop') ? true : undefined));
+      const result = (await client.callTool({ name: 'reindex_db', arguments: {} })) as {
+        content: { text: string }[];
+      };
+      expect(result.content[0]?.text).toMatch(
+        new RegExp(
+          `^Re-read the database schema in \\d+ ms:\nshop \\(${file.replaceAll('.', '\\.')}\\): 36 tables, 2 views, 0 routines, 0 enums in \\d+ ms; no change$`,
+        ),
+      );
+      expect(stderr).toMatch(
+        /mcpkit search: database shop \(.*\): 36 tables, 2 views, 0 routines, 0 enums in \d+ ms; 38 objects indexed/,
+      );
+    } finally {
+      await client.close();
+    }
+    const copy = join(dir, 'app');
+    await cp(APP, copy, { recursive: true });
+    const indexed = await runInProcessAt(['index', copy, '--db', file], dir, {});
+    expect(indexed.code).toBe(0);
+    expect(indexed.stdout).toMatch(
+      /^read shop \(.*shop\.sqlite\): 38 tables and views, 0 routines, 0 enums in \d+ ms$/m,
+    );
   });
 });
