@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeIndex } from '../../src/search/code-index.js';
 import { parseDbTarget } from '../../src/search/db/db-target.js';
 import { withDatabases } from '../../src/search/db/index-databases.js';
+import { connectMysql } from '../../src/search/db/mysql-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadMariadbShop } from '../fixtures/db/load-shop.js';
 import { type DbServer, hasMariadb, startMariadb } from '../helpers/databases.js';
@@ -89,5 +90,17 @@ describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code searc
     );
     expect(result.stdout).toContain('shop/orders/repository.py');
     expect(`${result.stdout}${result.stderr}`).not.toContain(db.password);
+  });
+
+  it('is read-only by construction: even a root session that introspects cannot write', async () => {
+    const connection = await connectMysql(parseDbTarget(db.adminUrl('shop'), {}, APP));
+    try {
+      await connection.query('START TRANSACTION');
+      await expect(connection.query("INSERT INTO brands (name) VALUES ('x')")).rejects.toThrow(
+        'Cannot execute statement in a READ ONLY transaction',
+      );
+    } finally {
+      await connection.end();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { CodeIndex } from '../../src/search/code-index.js';
 import { REFRESH_BUSY } from '../../src/search/db/db-schemas.js';
 import { parseDbTarget } from '../../src/search/db/db-target.js';
 import { withDatabases } from '../../src/search/db/index-databases.js';
+import { connectPostgres } from '../../src/search/db/postgres-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadPostgresShop } from '../fixtures/db/load-shop.js';
 import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
@@ -205,6 +206,33 @@ describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code s
       await eventually(() =>
         /schema refresh: shop .*; changed public\.shipments$/m.test(served.log()) ? true : undefined,
       );
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('is read-only by construction: even a superuser session that introspects cannot write', async () => {
+    const client = await connectPostgres(parseDbTarget(pg.adminUrl('shop'), {}, APP));
+    try {
+      await expect(client.query('CREATE TABLE intruder (id int)')).rejects.toThrow(
+        'cannot execute CREATE TABLE in a read-only transaction',
+      );
+      expect((await client.query('SHOW statement_timeout')).rows[0]).toEqual({ statement_timeout: '15s' });
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('--db-refresh re-reads on a timer: an added column is found without reindex_db', async () => {
+    const served = await connectSearch({ root: APP, databases: [target()], dbRefreshSeconds: 1 });
+    try {
+      await served.server.ready();
+      await served.server.databases?.loaded;
+      await admin('ALTER TABLE warehouses ADD COLUMN dock_door_count integer');
+      await eventually(async () => {
+        const paths = resultPaths((await served.call('search', { query: 'dock door count' })).text);
+        return paths[0] === 'db/shop/public.warehouses' ? true : undefined;
+      });
     } finally {
       await served.close();
     }
