@@ -206,6 +206,17 @@ describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code s
       await eventually(() =>
         /schema refresh: shop .*; changed public\.shipments$/m.test(served.log()) ? true : undefined,
       );
+      // The LISTEN connection dropped (a server restart, an admin's kill): one line says so.
+      await admin(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'mcpkit-search-watch'",
+      );
+      await eventually(() =>
+        /shop: stopped watching for schema changes: .*; reindex_db or --db-refresh still refresh/.test(
+          served.log(),
+        )
+          ? true
+          : undefined,
+      );
     } finally {
       await served.close();
     }

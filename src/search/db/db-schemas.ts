@@ -46,7 +46,10 @@ export class DbSchemas {
     this.loaded = this.refresh() as Promise<RefreshReport>;
     const seconds = options.refreshSeconds;
     if (seconds && seconds > 0) {
-      this.timer = setInterval(() => void this.refresh(), seconds * 1000);
+      this.timer = setInterval(() => {
+        const result = this.refresh();
+        if (result !== REFRESH_BUSY) void result.then((report) => this.logChanges(report));
+      }, seconds * 1000);
       this.timer.unref();
     }
     if (options.watch) void this.watchAll();
@@ -97,11 +100,25 @@ export class DbSchemas {
     return { ms: Math.round(performance.now() - started), lines, failed };
   }
 
+  /** A refresh nobody asked for (timer, notification) is logged when it changed something or failed. */
+  private logChanges(report: RefreshReport): void {
+    for (const line of report.lines)
+      if (!line.endsWith('; no change')) this.options.log(`schema refresh: ${line}`);
+  }
+
   private async watchAll(): Promise<void> {
     const { watchPostgres } = await import('./postgres-watch.js');
     for (const target of this.options.targets.filter((t) => t.engine === 'postgres')) {
       try {
-        const watch = await watchPostgres(target, () => void this.refreshSoon());
+        const watch = await watchPostgres(
+          target,
+          () => void this.refreshSoon(),
+          (error) =>
+            this.closed ||
+            this.options.log(
+              `${target.name}: stopped watching for schema changes: ${error.message}; reindex_db or --db-refresh still refresh`,
+            ),
+        );
         if (this.closed) await watch.close();
         else this.watches.push(watch);
         this.options.log(
@@ -119,8 +136,7 @@ export class DbSchemas {
       if (this.closed) return;
       const result = this.refresh();
       if (result !== REFRESH_BUSY) {
-        const report = await result;
-        for (const line of report.lines) this.options.log(`schema refresh: ${line}`);
+        this.logChanges(await result);
         return;
       }
       await this.running?.catch(() => undefined);

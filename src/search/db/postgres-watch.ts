@@ -18,10 +18,14 @@ const INSTALL = [
    END $$`,
 ];
 
-/** Installs the trigger (once) and calls `onChange` after each DDL command, until closed. */
+/**
+ * Installs the trigger (once) and calls `onChange` after each DDL command, until closed; `onLost` once if the
+ * connection drops (a server restart).
+ */
 export async function watchPostgres(
   target: DbTarget,
   onChange: () => void,
+  onLost: (error: Error) => void,
 ): Promise<{ close(): Promise<void> }> {
   const { default: pg } = await import('pg');
   const client: PgClient = new pg.Client({
@@ -30,7 +34,12 @@ export async function watchPostgres(
     statement_timeout: DB_TIMEOUTS.statementMs,
     application_name: 'mcpkit-search-watch',
   });
-  client.on('error', () => undefined);
+  // Reported once, and only once watching: a failure to set up is thrown instead.
+  let watching = false;
+  client.on('error', (error) => {
+    if (watching) onLost(dbFailure(target, error));
+    watching = false;
+  });
   try {
     await client.connect();
     for (const sql of INSTALL) await client.query(sql);
@@ -42,6 +51,7 @@ export async function watchPostgres(
       failure.message = `installing the event trigger in ${target.shown} needs a superuser; use --db-refresh SECONDS instead`;
     throw failure;
   }
+  watching = true;
   client.on('notification', (message) => {
     if (message.channel === DDL_CHANNEL) onChange();
   });
