@@ -2,6 +2,10 @@
 import { fileURLToPath } from 'node:url';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { expect } from 'vitest';
+import { CodeIndex } from '../../src/search/code-index.js';
+import type { DbTarget } from '../../src/search/db/db-target.js';
+import { withDatabases } from '../../src/search/db/index-databases.js';
 import {
   createSearchServer,
   type SearchServer,
@@ -65,3 +69,31 @@ export async function connectSearch(options: SearchServerOptions): Promise<{
 /** The result paths of a search tool's text, in order. */
 export const resultPaths = (text: string) =>
   [...text.matchAll(/^\d+\. (\S+):\d+-\d+ \(score=/gm)].map((m) => m[1] as string);
+
+/** The sample app's index with one database's schema added; a database that cannot be read fails the test. */
+export async function appWithSchema(
+  target: DbTarget,
+  vectors: 'corpus' | 'none' = 'corpus',
+): Promise<CodeIndex> {
+  return withDatabases(await CodeIndex.build(APP, { saved: false, vectors }), [target], (m) => {
+    throw new Error(m);
+  });
+}
+
+/**
+ * Checks that each labelled query of `engine` finds its object (`db/shop/<schema>.<object>`) at rank 1-3 in the
+ * default hybrid mode, and prints every rank (the figures docs/search.md reports).
+ */
+export async function expectSchemaRanks(target: DbTarget, engine: string, schema: string): Promise<void> {
+  const index = await appWithSchema(target);
+  const ranks: string[] = [];
+  for (const { query, object, engines } of SCHEMA_QUERIES) {
+    if (engines && !engines.includes(engine)) continue;
+    const paths = index.search(query, 10, 'hybrid').map((h) => h.chunk.path);
+    const rank = paths.indexOf(`db/shop/${schema}.${object}`) + 1;
+    ranks.push(`${query} → ${object}: ${rank || 'not found'}`);
+    expect(rank, `${query}: ${paths.join(', ')}`).toBeGreaterThan(0);
+    expect(rank, `${query}: ${paths.join(', ')}`).toBeLessThanOrEqual(3);
+  }
+  console.log(`${engine} ranks:\n${ranks.join('\n')}`);
+}

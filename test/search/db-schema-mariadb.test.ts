@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodeIndex } from '../../src/search/code-index.js';
 import { parseDbTarget } from '../../src/search/db/db-target.js';
-import { withDatabases } from '../../src/search/db/index-databases.js';
 import { connectMysql } from '../../src/search/db/mysql-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadMariadbShop } from '../fixtures/db/load-shop.js';
 import { type DbServer, hasMariadb, startMariadb } from '../helpers/databases.js';
-import { APP, connectSearch, resultPaths, SCHEMA_QUERIES } from './db-fixture.js';
+import { APP, appWithSchema, connectSearch, expectSchemaRanks, resultPaths } from './db-fixture.js';
 
 // CI installs MariaDB (.ci/run): there a missing server is a failure, not a skip.
 describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code search', () => {
@@ -22,13 +20,7 @@ describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code searc
   });
 
   it('reads tables, views, functions and procedures with comments, keys both ways, indexes and checks', async () => {
-    const index = await withDatabases(
-      await CodeIndex.build(APP, { vectors: 'none', saved: false }),
-      [target()],
-      (m) => {
-        throw new Error(m);
-      },
-    );
+    const index = await appWithSchema(target(), 'none');
     const chunks = index.chunks.filter((c) => c.path.startsWith('db/shop/'));
     // 36 tables, 2 views, a function and a procedure.
     expect(chunks.length).toBe(40);
@@ -48,19 +40,7 @@ describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code searc
   });
 
   it('finds each labelled object at rank 1-3 among code and schema', async () => {
-    const index = await withDatabases(await CodeIndex.build(APP, { saved: false }), [target()], (m) => {
-      throw new Error(m);
-    });
-    const ranks: string[] = [];
-    for (const { query, object, engines } of SCHEMA_QUERIES) {
-      if (engines && !engines.includes('mysql')) continue;
-      const paths = index.search(query, 10, 'hybrid').map((h) => h.chunk.path);
-      const rank = paths.indexOf(`db/shop/shop.${object}`) + 1;
-      ranks.push(`${query} → ${object}: ${rank || 'not found'}`);
-      expect(rank, `${query}: ${paths.join(', ')}`).toBeGreaterThan(0);
-      expect(rank, `${query}: ${paths.join(', ')}`).toBeLessThanOrEqual(3);
-    }
-    console.log(`mariadb ranks:\n${ranks.join('\n')}`);
+    await expectSchemaRanks(target(), 'mysql', 'shop');
   });
 
   it('find_related from a table reaches the code that queries it', async () => {

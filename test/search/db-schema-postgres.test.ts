@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodeIndex } from '../../src/search/code-index.js';
 import { REFRESH_BUSY } from '../../src/search/db/db-schemas.js';
 import { parseDbTarget } from '../../src/search/db/db-target.js';
-import { withDatabases } from '../../src/search/db/index-databases.js';
 import { connectPostgres } from '../../src/search/db/postgres-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadPostgresShop } from '../fixtures/db/load-shop.js';
 import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { APP, connectSearch, resultPaths, SCHEMA_QUERIES } from './db-fixture.js';
+import { APP, appWithSchema, connectSearch, expectSchemaRanks, resultPaths } from './db-fixture.js';
 
 // CI installs PostgreSQL (.ci/run): there a missing server is a failure, not a skip.
 describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code search', () => {
@@ -34,13 +32,7 @@ describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code s
   });
 
   it('reads tables, views, functions, procedures and enums as read-only chunks', async () => {
-    const index = await withDatabases(
-      await CodeIndex.build(APP, { vectors: 'none', saved: false }),
-      [target()],
-      (m) => {
-        throw new Error(m);
-      },
-    );
+    const index = await appWithSchema(target(), 'none');
     const db = index.chunks.filter((c) => c.path.startsWith('db/shop/'));
     // 36 tables, 2 views, 2 enums, 2 functions and a procedure.
     expect(db.length).toBe(43);
@@ -66,19 +58,7 @@ describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code s
   });
 
   it('finds each labelled object at rank 1-3 among code and schema', async () => {
-    const index = await withDatabases(await CodeIndex.build(APP, { saved: false }), [target()], (m) => {
-      throw new Error(m);
-    });
-    const ranks: string[] = [];
-    for (const { query, object, engines } of SCHEMA_QUERIES) {
-      if (engines && !engines.includes('postgres')) continue;
-      const paths = index.search(query, 10, 'hybrid').map((h) => h.chunk.path);
-      const rank = paths.indexOf(`db/shop/public.${object}`) + 1;
-      ranks.push(`${query} → ${object}: ${rank || 'not found'}`);
-      expect(rank, `${query}: ${paths.join(', ')}`).toBeGreaterThan(0);
-      expect(rank, `${query}: ${paths.join(', ')}`).toBeLessThanOrEqual(3);
-    }
-    console.log(`postgres ranks:\n${ranks.join('\n')}`);
+    await expectSchemaRanks(target(), 'postgres', 'public');
   });
 
   it('a refused connection, a wrong password and a bad URL are one line each; code is still searched; no password shown', async () => {

@@ -4,14 +4,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodeIndex } from '../../src/search/code-index.js';
 import { parseDbTarget } from '../../src/search/db/db-target.js';
-import { withDatabases } from '../../src/search/db/index-databases.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { writeSqliteShop } from '../fixtures/db/load-shop.js';
 import { CLI } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
-import { APP, connectSearch, resultPaths, SCHEMA_QUERIES } from './db-fixture.js';
+import { APP, appWithSchema, connectSearch, expectSchemaRanks, resultPaths } from './db-fixture.js';
 
 let dir: string;
 let file: string;
@@ -27,13 +25,7 @@ afterAll(async () => {
 
 describe('SQLite schemas in code search', () => {
   it('writes a table as DDL with keys both ways, checks, indexes, comments and the long words of short names', async () => {
-    const index = await withDatabases(
-      await CodeIndex.build(APP, { vectors: 'none', saved: false }),
-      [parseDbTarget(file, {}, dir)],
-      (m) => {
-        throw new Error(m);
-      },
-    );
+    const index = await appWithSchema(parseDbTarget(file, {}, dir), 'none');
     const orders = index.chunks.find((c) => c.path === 'db/shop/main.orders');
     expect(orders?.language).toBe('sql');
     expect(orders?.content).toContain("-- A customer's purchase: placed, paid, shipped");
@@ -56,23 +48,7 @@ describe('SQLite schemas in code search', () => {
   });
 
   it('finds each labelled table at rank 1-3 among code and schema, in one list', async () => {
-    const index = await withDatabases(
-      await CodeIndex.build(APP, { saved: false }),
-      [parseDbTarget(file, {}, dir)],
-      (m) => {
-        throw new Error(m);
-      },
-    );
-    const ranks: string[] = [];
-    for (const { query, object, engines } of SCHEMA_QUERIES) {
-      if (engines && !engines.includes('sqlite')) continue;
-      const paths = index.search(query, 10, 'hybrid').map((h) => h.chunk.path);
-      const rank = paths.indexOf(`db/shop/main.${object}`) + 1;
-      ranks.push(`${query} → ${object}: ${rank || 'not found'}`);
-      expect(rank, `${query}: ${paths.join(', ')}`).toBeGreaterThan(0);
-      expect(rank, `${query}: ${paths.join(', ')}`).toBeLessThanOrEqual(3);
-    }
-    console.log(`sqlite ranks:\n${ranks.join('\n')}`);
+    await expectSchemaRanks(parseDbTarget(file, {}, dir), 'sqlite', 'main');
   });
 
   it('find_related goes from a table to the code that uses it, and back', async () => {
