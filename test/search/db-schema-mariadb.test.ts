@@ -83,4 +83,24 @@ describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code searc
       await connection.end();
     }
   });
+
+  it('a column check is read for its own table, though MariaDB names it after the column in every table', async () => {
+    const mysql = await import('mysql2/promise');
+    const admin = await mysql.createConnection(db.adminUrl(''));
+    try {
+      await admin.query('CREATE DATABASE twins');
+      for (const table of ['tickets', 'tasks'])
+        await admin.query(
+          `CREATE TABLE twins.${table} (id int PRIMARY KEY, state varchar(10) CHECK (state IN ('open', 'done')))`,
+        );
+    } finally {
+      await admin.end();
+    }
+    const index = await appWithSchema(parseDbTarget(db.adminUrl('twins'), {}, APP), 'none');
+    for (const table of ['tickets', 'tasks']) {
+      const content = index.chunks.find((c) => c.path === `db/twins/twins.${table}`)?.content ?? '';
+      expect(content.match(/CHECK \(/g)).toHaveLength(1);
+      expect(content).toContain("CONSTRAINT state CHECK (`state` in ('open','done'))");
+    }
+  });
 });

@@ -107,6 +107,10 @@ export class DbSchemas {
   }
 
   private async watchAll(): Promise<void> {
+    for (const target of this.options.targets.filter((t) => t.engine !== 'postgres'))
+      this.options.log(
+        `${target.name}: --db-watch watches PostgreSQL only; use --db-refresh SECONDS for ${target.engine}`,
+      );
     const { watchPostgres } = await import('./postgres-watch.js');
     for (const target of this.options.targets.filter((t) => t.engine === 'postgres')) {
       try {

@@ -59,20 +59,36 @@ export async function introspectMysql(target: DbTarget): Promise<DbSchema> {
       `SELECT TABLE_SCHEMA s, TABLE_NAME t, INDEX_NAME i, NON_UNIQUE nu, COLUMN_NAME n
        FROM information_schema.STATISTICS WHERE ${where('TABLE_SCHEMA')} ORDER BY s, t, i, SEQ_IN_INDEX`,
     );
-    const keys = await rows(
-      `SELECT k.TABLE_SCHEMA s, k.TABLE_NAME t, k.CONSTRAINT_NAME i, k.COLUMN_NAME n, k.REFERENCED_TABLE_SCHEMA rs,
-         k.REFERENCED_TABLE_NAME rt, k.REFERENCED_COLUMN_NAME rn, r.DELETE_RULE del
-       FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.REFERENTIAL_CONSTRAINTS r
-         ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND r.TABLE_NAME = k.TABLE_NAME
-       WHERE ${where('k.TABLE_SCHEMA')} AND k.REFERENCED_TABLE_NAME IS NOT NULL ORDER BY s, t, i, k.ORDINAL_POSITION`,
+    // Two queries joined here: MariaDB evaluates a join of two information_schema tables by opening every
+    // table once per row of the other (0.45 s of a 1,000-table read; these two take 0.1 s).
+    const keyColumns = await rows(
+      `SELECT TABLE_SCHEMA s, TABLE_NAME t, CONSTRAINT_NAME i, COLUMN_NAME n, REFERENCED_TABLE_SCHEMA rs,
+         REFERENCED_TABLE_NAME rt, REFERENCED_COLUMN_NAME rn
+       FROM information_schema.KEY_COLUMN_USAGE
+       WHERE ${where('TABLE_SCHEMA')} AND REFERENCED_TABLE_NAME IS NOT NULL ORDER BY s, t, i, ORDINAL_POSITION`,
     );
+    const rules = await rows(
+      `SELECT CONSTRAINT_SCHEMA s, TABLE_NAME t, CONSTRAINT_NAME i, DELETE_RULE del
+       FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE ${where('CONSTRAINT_SCHEMA')}`,
+    );
+    const ruleOf = new Map(rules.map((r) => [`${key(r)}\0${r.i as string}`, r.del]));
+    const keys = keyColumns.map((k) => ({ ...k, del: ruleOf.get(`${key(k)}\0${k.i as string}`) }));
     // CHECK_CONSTRAINTS is there from MariaDB 10.2 and MySQL 8.0.16; older servers have no checks to read.
+    // MariaDB names a column's check after the column, so names repeat across tables: its CHECK_CONSTRAINTS
+    // says the table. MySQL's has no TABLE_NAME, and its names are unique in a schema: joined on the name.
     const checks = await rows(
-      `SELECT tc.TABLE_SCHEMA s, tc.TABLE_NAME t, cc.CONSTRAINT_NAME i, cc.CHECK_CLAUSE e
-       FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.CHECK_CONSTRAINTS cc
-         ON cc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND cc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME
-       WHERE ${where('tc.TABLE_SCHEMA')} AND tc.CONSTRAINT_TYPE = 'CHECK' ORDER BY s, t, i`,
-    ).catch(() => [] as Row[]);
+      `SELECT CONSTRAINT_SCHEMA s, TABLE_NAME t, CONSTRAINT_NAME i, CHECK_CLAUSE e
+       FROM information_schema.CHECK_CONSTRAINTS WHERE ${where('CONSTRAINT_SCHEMA')} ORDER BY s, t, i`,
+    )
+      .catch(() =>
+        rows(
+          `SELECT tc.TABLE_SCHEMA s, tc.TABLE_NAME t, cc.CONSTRAINT_NAME i, cc.CHECK_CLAUSE e
+           FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.CHECK_CONSTRAINTS cc
+             ON cc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND cc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME
+           WHERE ${where('tc.TABLE_SCHEMA')} AND tc.CONSTRAINT_TYPE = 'CHECK' ORDER BY s, t, i`,
+        ),
+      )
+      .catch(() => [] as Row[]);
     const views = await rows(
       `SELECT TABLE_SCHEMA s, TABLE_NAME t, VIEW_DEFINITION d FROM information_schema.VIEWS WHERE ${where('TABLE_SCHEMA')}`,
     );
