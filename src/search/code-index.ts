@@ -197,6 +197,7 @@ export class CodeIndex {
     const chunks = order.flatMap((path) => made.get(path) ?? this.byFile.get(path) ?? []);
     return new CodeIndex(
       this.root,
+      // The extra chunk sets (seam below) ride along, the latest of them.
       [...chunks, ...extraChunks(this.extras)],
       new Map(order.map((p) => [p, stamps.get(p) as FileStamp])),
       this.walked,
