@@ -228,4 +228,25 @@ describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code s
       await served.close();
     }
   });
+
+  it('a search server whose database refuses logs one line, serves code, and reindex_db says what failed', async () => {
+    const wrong = parseDbTarget(`postgres://app:\${PW}@127.0.0.1:${pg.port}/shop`, { PW: 'not-it' }, APP);
+    const served = await connectSearch({ root: APP, databases: [wrong] });
+    try {
+      await served.server.ready();
+      await served.server.databases?.loaded;
+      const line = `shop: cannot log in to PostgreSQL at 127.0.0.1:${pg.port}: password authentication failed for user "app"; check the user and password in --db (write the password as \${VAR})`;
+      await eventually(() => (served.log().includes(`database ${line}`) ? true : undefined));
+      expect(resultPaths((await served.call('search', { query: 'cancel order' })).text)[0]).toBe(
+        'shop/orders/repository.py',
+      );
+      const result = await served.call('reindex_db');
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/^Re-read the database schema in \d+ ms:\n/);
+      expect(result.text.split('\n')[1]).toBe(line);
+      expect(served.log()).not.toContain('not-it');
+    } finally {
+      await served.close();
+    }
+  });
 });
