@@ -14,7 +14,13 @@ import { withDatabases } from '../src/search/db/index-databases.js';
 import { introspect } from '../src/search/db/introspect.js';
 import { schemaChunks } from '../src/search/db/schema-chunks.js';
 import { loadMariadbShop, loadPostgresShop, writeSqliteShop } from '../test/fixtures/db/load-shop.js';
-import { type DbServer, postgresBin, startMariadb, startPostgres } from '../test/helpers/databases.js';
+import {
+  type DbServer,
+  postgresBin,
+  removeOnExit,
+  startMariadb,
+  startPostgres,
+} from '../test/helpers/databases.js';
 import { APP } from '../test/search/db-fixture.js';
 import { median } from './measure.js';
 
@@ -162,6 +168,7 @@ async function timeIntrospection(engine: string, spec: string): Promise<number> 
 const bin = postgresBin();
 if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql mariadb-server)');
 const dir = await mkdtemp(join(tmpdir(), 'mcpkit-bench-db-'));
+removeOnExit(dir);
 const servers: DbServer[] = [];
 try {
   const pg = await startPostgres();

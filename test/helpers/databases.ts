@@ -2,7 +2,7 @@
 // engine's own system user when we are root (postgres refuses root), ready when the server says so on stderr,
 // stopped and deleted by close(). Found from Debian's packages (.ci/run installs them).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -66,6 +66,10 @@ function startUntil(
   ready: RegExp,
 ) {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(as ?? {}) });
+  // A test or bench that dies without close() (a crash, a closed pipe) must not leave the server running.
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
+  child.once('exit', () => process.off('exit', orphaned));
   let log = '';
   const started = new Promise<ChildProcess>((resolve, reject) => {
     child.stderr?.on('data', (data: Buffer) => {
@@ -84,8 +88,14 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   await gone;
 }
 
+/** Deletes `dir` if the process exits without having deleted it (a crash: its server is killed by startUntil's hook). */
+export function removeOnExit(dir: string): void {
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
+
 async function ownedTempDir(prefix: string, as: { uid: number; gid: number } | undefined): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
+  removeOnExit(dir);
   if (as) await chown(dir, as.uid, as.gid);
   await chmod(dir, 0o700);
   return dir;
