@@ -24,7 +24,8 @@ await build({
   banner: {
     js: "import { createRequire as __mcpkitRequire } from 'node:module'; const require = __mcpkitRequire(import.meta.url);",
   },
-  // Loads its own tree-sitter.wasm next to its module file.
-  external: ['web-tree-sitter'],
+  // Loads its own tree-sitter.wasm next to its module file. The database drivers (code search's --db) load only
+  // when a --db needs them, from node_modules as they ship: sql.js finds its .wasm beside its own module.
+  external: ['web-tree-sitter', 'pg', 'mysql2', 'sql.js'],
   logLevel: 'warning',
 });

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseDbTargets } from '../search/db/db-target.js';
+import { withDatabases } from '../search/db/index-databases.js';
 import {
   CodeIndex,
   createSearchServer,
@@ -23,7 +25,13 @@ interface ServerFlags extends ServeFlags {
   mode?: string;
   /** commander's `--no-vectors`: false when given. */
   vectors: boolean;
+  db: string[];
+  dbRefresh?: number;
+  dbWatch?: boolean;
 }
+
+const DB_HELP =
+  'a database whose schema is searched too: [NAME=]postgres://…, mysql://… or a SQLite file; ${VAR} expanded (repeatable)';
 
 /** `--mode` checked: a known mode, and vectors for the two that need them. */
 function modeFlag(flags: { mode?: string; model?: string; vectors: boolean }): SearchMode {
@@ -51,6 +59,16 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     )
     .option('--mode <mode>', 'the mode of a search that names none: hybrid (default), semantic or bm25')
     .option('--no-vectors', NO_VECTORS)
+    .option('--db <url>', DB_HELP, collect, [])
+    .option(
+      '--db-refresh <seconds>',
+      're-read the database schemas this often',
+      positiveInteger('--db-refresh'),
+    )
+    .option(
+      '--db-watch',
+      'PostgreSQL: install a DDL event trigger and LISTEN to see schema changes at once (writes to the database)',
+    )
     .action(async (path: string | undefined, flags: ServerFlags) => {
       checkServeFlags('search-server', flags);
       const mode = modeFlag(flags);
@@ -67,6 +85,9 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
           allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
           log: (message) => io.err(`mcpkit search: ${message}\n`),
           env: io.env,
+          databases: parseDbTargets(flags.db, io.env, io.cwd, (m) => io.err(`mcpkit search: ${m}\n`)),
+          ...(flags.dbRefresh ? { dbRefreshSeconds: flags.dbRefresh } : {}),
+          ...(flags.dbWatch ? { dbWatch: true } : {}),
         });
         await serveUntilDone(
           io,
@@ -90,21 +111,31 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .option('--model <dir>', 'a model2vec-format static model for semantic and hybrid search')
     .option('--no-vectors', NO_VECTORS)
     .option('--json', 'print the results as JSON')
+    .option('--db <url>', DB_HELP, collect, [])
     .action(
       async (
         path: string,
         query: string,
-        flags: { topK: number; mode?: string; model?: string; vectors: boolean; json?: boolean },
+        flags: {
+          topK: number;
+          mode?: string;
+          model?: string;
+          vectors: boolean;
+          json?: boolean;
+          db: string[];
+        },
       ) => {
         const mode = modeFlag(flags);
         if (query.trim() === '') usage('query: the query must not be empty');
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
-        const index = await CodeIndex.build(resolve(io.cwd, path), {
+        const warn = (m: string) => io.err(`mcpkit query: ${m}\n`);
+        const built = await CodeIndex.build(resolve(io.cwd, path), {
           ...(model ? { model } : {}),
           // bm25 alone needs no vectors: skip learning them.
           ...(mode === 'bm25' ? { vectors: 'none' as const } : {}),
-          onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
+          onWarning: warn,
         });
+        const index = await withDatabases(built, parseDbTargets(flags.db, io.env, io.cwd, warn), warn);
         const hits = index.search(query, flags.topK, mode);
         if (flags.json) io.out(`${JSON.stringify(resultsJson(query, hits), null, 2)}\n`);
         else
@@ -118,7 +149,13 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .command('index')
     .description('index a repository and save the index under it (.mcpkit/), for fast starts')
     .argument('<path>', 'the repository')
-    .action(async (path: string) => {
+    .option(
+      '--db <url>',
+      `${DB_HELP}: checked and reported (schemas are read live by query and search-server, never saved)`,
+      collect,
+      [],
+    )
+    .action(async (path: string, flags: { db: string[] }) => {
       const started = performance.now();
       const tty = io.stderrIsTTY;
       // From scratch: this is how a stale or foreign saved index gets replaced.
@@ -139,6 +176,10 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       const guarded = describeReport(index.report);
       io.out(
         `indexed ${count(index.files, 'file')}, ${count(index.chunks.length, 'chunk')} in ${ms} ms${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
+      );
+      const warn = (m: string) => io.err(`mcpkit index: ${m}\n`);
+      await withDatabases(index, parseDbTargets(flags.db, io.env, io.cwd, warn), warn, (m) =>
+        io.out(`${m}\n`),
       );
     });
 }

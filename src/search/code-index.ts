@@ -80,6 +80,8 @@ export class CodeIndex {
     readonly report: IndexReport,
     /** Each chunk's terms, when the caller has them already. */
     terms?: readonly ChunkTerms[],
+    /** Extra chunk sets (database schemas), shared with derived indexes: see {@link withExtraChunks}. */
+    private readonly extras: ExtraSets = { sets: new Map() },
   ) {
     this.bm25 = new Bm25Index(
       chunks.map((chunk, i) => {
@@ -162,7 +164,7 @@ export class CodeIndex {
 
   /** Saves the index under the root (`.mcpkit/search-index.json`) for the next start; returns the file. */
   save(): Promise<string> {
-    return saveIndex(this.root, this.stamps, this.chunks);
+    return saveIndex(this.root, this.stamps, this.fileChunks());
   }
 
   /**
@@ -195,12 +197,43 @@ export class CodeIndex {
     const chunks = order.flatMap((path) => made.get(path) ?? this.byFile.get(path) ?? []);
     return new CodeIndex(
       this.root,
-      chunks,
+      // The extra chunk sets (seam below) ride along, the latest of them.
+      [...chunks, ...extraChunks(this.extras)],
       new Map(order.map((p) => [p, stamps.get(p) as FileStamp])),
       this.walked,
       this.vectors,
       this.report,
+      undefined,
+      this.extras,
     );
+  }
+
+  // ── Extra chunk sets: the one seam of database schemas (src/search/db/) into the index ──
+
+  /**
+   * A new index with the named set of extra chunks (a database's schema, paths like `db/<name>/…`) replaced,
+   * or removed when `chunks` is empty. Ranked with the files' chunks in one list. The change is one new index,
+   * so a search sees the old set or the new, never half; indexes derived later ({@link withFiles}) keep the
+   * latest sets.
+   */
+  withExtraChunks(name: string, chunks: readonly Chunk[]): CodeIndex {
+    if (chunks.length > 0) this.extras.sets.set(name, chunks);
+    else this.extras.sets.delete(name);
+    return new CodeIndex(
+      this.root,
+      [...this.fileChunks(), ...extraChunks(this.extras)],
+      this.stamps,
+      this.walked,
+      this.vectors,
+      this.report,
+      undefined,
+      this.extras,
+    );
+  }
+
+  /** The chunks of files only, without extra sets. */
+  private fileChunks(): Chunk[] {
+    return this.chunks.filter((chunk) => this.stamps.has(chunk.path));
   }
 
   /** Whether this index's walk leaves out directories of this name (a watcher need not watch them). */
@@ -300,6 +333,14 @@ export class CodeIndex {
     );
   }
 }
+
+/** Named sets of extra chunks, one object shared by an index and those derived from it. */
+interface ExtraSets {
+  sets: Map<string, readonly Chunk[]>;
+}
+
+const extraChunks = (extras: ExtraSets): Chunk[] => [...extras.sets.values()].flat();
+// ── end of the extra chunk sets seam ──
 
 /** How a tree was walked: only its build output is indexed when it has no source code elsewhere. */
 type WalkMode = Pick<WalkOptions, 'buildDirs'>;

@@ -3,6 +3,8 @@ export { type Bm25Document, type Bm25Hit, Bm25Index, type Bm25Options, topK } fr
 export { type Chunk, chunkFile } from './chunker.js';
 export { type BuildOptions, CodeIndex, SEARCH_MODES, type SearchHit, type SearchMode } from './code-index.js';
 export { CorpusVectors, type CorpusVectorsOptions } from './corpus-vectors.js';
+export type { DbSchemas, RefreshReport } from './db/db-schemas.js';
+export { type DbEngine, type DbTarget, parseDbTarget } from './db/db-target.js';
 export { describeReport, type IndexReport } from './file-chunks.js';
 export { type LanguageSpec, languageOf } from './languages.js';
 export { DEFAULT_RANKING, type RankingWeights } from './ranking.js';

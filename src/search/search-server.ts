@@ -2,6 +2,9 @@ import { resolve } from 'node:path';
 import { type McpServerFactory, Server } from '@modelcontextprotocol/server';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
 import type { CodeIndex, SearchMode } from './code-index.js';
+import { DbSchemas } from './db/db-schemas.js';
+import type { DbTarget } from './db/db-target.js';
+import { REINDEX_DB_TOOL, reindexDb } from './db/reindex-tool.js';
 import { cacheCapacity, RepoCache } from './repo-cache.js';
 import { repoLocator } from './repo-location.js';
 import { SEARCH_TOOLS, searchToolsHandler } from './search-tools.js';
@@ -29,6 +32,12 @@ export interface SearchServerOptions {
   /** Where `MCPKIT_SEARCH_CACHE_SIZE` is read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   log?: (message: string) => void;
+  /** Databases whose schemas are searched with the root's code (`--db`), and the `reindex_db` tool. */
+  databases?: readonly DbTarget[];
+  /** Re-read the databases' schemas this often (`--db-refresh`). */
+  dbRefreshSeconds?: number;
+  /** PostgreSQL: install a DDL event trigger and LISTEN, so a schema change is seen at once (`--db-watch`). */
+  dbWatch?: boolean;
 }
 
 /** A code-search server: one MCP server per connection from `factory`, all sharing one repository cache. */
@@ -39,6 +48,8 @@ export interface SearchServer {
   ready(): Promise<CodeIndex>;
   /** The repositories indexed now (directories, clone URLs), least recently used first. */
   cached(): string[];
+  /** The databases' schemas (with `databases`): `loaded` settles after their first read. */
+  databases?: DbSchemas;
   /** Stops every watcher and deletes every clone. */
   close(): Promise<void>;
 }
@@ -73,6 +84,8 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
     ...(options.model ? { model: options.model } : {}),
     log,
   });
+  const databases = options.databases?.length ? startDatabases(cache, root, options, log) : undefined;
+  const tools = databases ? [...SEARCH_TOOLS, REINDEX_DB_TOOL] : SEARCH_TOOLS;
 
   const factory: McpServerFactory = () => {
     const server = new Server(
@@ -84,9 +97,11 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
           'symbol name), then `find_related` on a result to see similar code, callers and tests.',
       },
     );
-    server.setRequestHandler('tools/list', async () => ({ tools: SEARCH_TOOLS }));
+    server.setRequestHandler('tools/list', async () => ({ tools }));
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, ctx),
+      databases && request.params.name === REINDEX_DB_TOOL.name
+        ? reindexDb(databases)
+        : callTool(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, ctx),
     );
     return server;
   };
@@ -99,6 +114,44 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
       return index;
     },
     cached: () => cache.keys(),
-    close: () => cache.close(),
+    ...(databases ? { databases } : {}),
+    close: async () => {
+      await databases?.close();
+      await cache.close();
+    },
   };
+}
+
+/**
+ * Reads the databases' schemas into the root's index (each database's chunks swapped in one step, after the
+ * index is built), logging a line per database; a database that cannot be read is one line, and the code
+ * index serves on.
+ */
+function startDatabases(
+  cache: RepoCache,
+  root: string,
+  options: SearchServerOptions,
+  log: (message: string) => void,
+): DbSchemas {
+  const databases = new DbSchemas({
+    targets: options.databases ?? [],
+    ...(options.dbRefreshSeconds ? { refreshSeconds: options.dbRefreshSeconds } : {}),
+    ...(options.dbWatch ? { watch: true } : {}),
+    log,
+    swap: async (name, chunks) => {
+      const repo = cache.get(root);
+      // Swap on the newest index: a file change that replaced it meanwhile is kept (it carries the sets too).
+      for (;;) {
+        const current = repo.index;
+        const index = await current;
+        if (repo.index !== current) continue;
+        repo.index = Promise.resolve(index.withExtraChunks(name, chunks));
+        return;
+      }
+    },
+  });
+  void databases.loaded.then((report) => {
+    for (const line of report.lines) log(`database ${line}`);
+  });
+  return databases;
 }
