@@ -89,8 +89,14 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         return session.transport.handleRequest(request);
       return new Response(null, { status: 405, headers: { allow: 'POST' } });
     }
+    // The era is decided before the 2025 session path or our params check sees the frame: a 2026-07-28
+    // request for a method that revision removed (initialize, logging/setLevel, resources/subscribe…) is
+    // the SDK's to answer (404, -32601), not a bad 2025 request.
+    const modernWire = !session && request.headers.get('mcp-protocol-version') === MODERN;
     if (!checked.ok) {
       const answer = checked.answer;
+      const parsed = modernWire && answer?.error.code === -32602 ? parseObject(text) : undefined;
+      if (parsed) return modern.fetch(request, { parsedBody: parsed });
       return answer ? rpcError(400, answer.id, answer.error.code, answer.error.message) : accepted();
     }
     const message = checked.message;
@@ -103,7 +109,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const context = { era: 'modern' as const, signal: request.signal };
       if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
     }
-    if (message.method === 'initialize') return startSession(request, message);
+    if (message.method === 'initialize' && !modernWire) return startSession(request, message);
     if (!(await isLegacyRequest(request, message))) return modern.fetch(request, { parsedBody: message });
     return rpcError(400, null, -32000, 'Bad Request: no valid session id');
   };
@@ -235,6 +241,18 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
 const accepted = () => new Response(null, { status: 202 });
 
+/** The JSON object a frame holds (its params already found wanting), for the SDK to answer. */
+function parseObject(text: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text ?? '');
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** 413 with `Connection: close`: the rest of the upload is not read, so the connection cannot be reused. */
 const tooLarge = () => rpcError(413, null, -32600, 'Request body too large', { connection: 'close' });
 
@@ -272,7 +290,10 @@ function isPlainModernRequest(
   if (typeof message.method !== 'string' || message.id === undefined) return false;
   if (header('mcp-protocol-version') !== MODERN || header('mcp-method') !== message.method) return false;
   if (message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN) return false;
-  const name = header('mcp-name');
-  if (name != null && name !== message.params?.name) return false;
+  // SEP-2243: a request naming its target (tools/call, prompts/get) must carry Mcp-Name (surrounding
+  // whitespace is not part of it); one without it, or with another name, is the SDK's 400 to give.
+  const name = header('mcp-name')?.trim();
+  const target = message.params?.name;
+  if (target !== undefined ? name !== target : name != null) return false;
   return (header('accept') ?? '').includes('application/json');
 }
