@@ -15,7 +15,7 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/client';
-import type { ServerEntry } from '../config/index.js';
+import { isStdioServer, type ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { ProgressRouter } from './progress-router.js';
@@ -31,6 +31,8 @@ import { filterTools, isToolAllowed } from './tool-registry.js';
 /** The lists a connection keeps until the server says they changed. */
 export interface ListCache {
   tools?: Tool[];
+  /** The listing a 2026-07-28 HTTP call waits for (see `ServerRequests.toolHeadersKnown`), while it runs. */
+  toolsListing?: Promise<unknown>;
 }
 
 /** What the typed requests need from their connection. */
@@ -50,6 +52,9 @@ export interface RequestChannel {
 }
 
 let tokenCounter = 0;
+
+/** The stateless revision, whose HTTP calls carry `Mcp-Param-*` headers. */
+const MODERN_PROTOCOL = '2026-07-28';
 
 /** The typed request API of one server: the {@link ServerHandle} a Runtime hands out. */
 export class ServerRequests implements ServerHandle {
@@ -137,6 +142,7 @@ export class ServerRequests implements ServerHandle {
         { server: this.id },
       );
     }
+    await this.toolHeadersKnown();
     // The hot path: events and progress cost only when someone listens.
     const { ctx, progress } = this.channel;
     const timed = ctx.listening('tool_invoked') || ctx.listening('tool_completed');
@@ -172,6 +178,24 @@ export class ServerRequests implements ServerHandle {
         ctx.emit('tool_completed', { server: this.id, tool: name, durationMs, isError });
       }
     }
+  }
+
+  /**
+   * SEP-2243: on the 2026-07-28 wire over HTTP a call mirrors the arguments its tool's schema marks
+   * `x-mcp-header` into `Mcp-Param-*` headers, and the SDK knows those marks only from a listing. A call
+   * before any listing (`mcpkit call`) lists once first; the listing is kept until the server says its
+   * tools changed. A listing that fails leaves the call as it was.
+   */
+  private async toolHeadersKnown(): Promise<void> {
+    const { lists, entry } = this.channel;
+    if (lists.tools !== undefined || isStdioServer(entry) || !this.has('tools')) return;
+    if (this.protocolVersion !== MODERN_PROTOCOL) return;
+    lists.toolsListing ??= this.listTools()
+      .catch(() => undefined)
+      .finally(() => {
+        delete lists.toolsListing;
+      });
+    await lists.toolsListing;
   }
 
   async readResource(uri: string, options: RequestOptions = {}): Promise<ReadResourceResult> {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/cli.js';
-import { root, runConformance } from '../helpers/conformance.js';
+import { root, runConformance, tally, WIRES } from '../helpers/conformance.js';
 import { writeProjectConfig } from '../helpers/gateway.js';
 import {
   everything,
@@ -24,6 +24,47 @@ describe('MCP conformance suite, client mode: the mcpkit CLI as the client under
     expect(output).toContain('OVERALL: PASSED');
     expect(code).toBe(0);
   });
+});
+
+describe('MCP conformance suite 0.2 alpha, client mode: the mcpkit CLI at both wires', () => {
+  const client = `${process.execPath} ${join(root, 'test/conformance/client.mjs')}`;
+  // Every non-auth client scenario of the suite, at each wire it applies to, with its checks.
+  const expected: Record<(typeof WIRES)[number], Record<string, string>> = {
+    '2025-11-25': {
+      initialize: '1/1',
+      tools_call: '2/2',
+      'elicitation-sep1034-client-defaults': '5/5',
+      'sse-retry': '3/3',
+      'json-schema-2020-12-preservation': '9/9',
+    },
+    '2026-07-28': {
+      tools_call: '2/2',
+      'request-metadata': '6/6',
+      'sep-2322-client-request-state': '5/5',
+      'http-standard-headers': '4/4',
+      'http-custom-headers': '18/18',
+      'http-invalid-tool-headers': '12/12',
+      'json-schema-ref-no-deref': '1/1',
+      'json-schema-2020-12-preservation': '9/9',
+    },
+  };
+  it.each(WIRES)(
+    'passes every check of every non-auth scenario at %s',
+    async (wire) => {
+      const runs = await Promise.all(
+        Object.keys(expected[wire]).map((scenario) =>
+          runConformance(
+            ['client', '--command', client, '--scenario', scenario, '--spec-version', wire],
+            'next',
+          ),
+        ),
+      );
+      const got = Object.assign({}, ...runs.map((run) => tally(run.checks)));
+      expect(got).toEqual(expected[wire]);
+      expect(runs.map((run) => run.code)).toEqual(runs.map(() => 0));
+    },
+    120_000,
+  );
 });
 
 describe('MCP conformance suite, server mode: `mcpkit bridge --transport http`', () => {

