@@ -53,9 +53,6 @@ export interface RequestChannel {
 
 let tokenCounter = 0;
 
-/** The stateless revision, whose HTTP calls carry `Mcp-Param-*` headers. */
-const MODERN_PROTOCOL = '2026-07-28';
-
 /** The typed request API of one server: the {@link ServerHandle} a Runtime hands out. */
 export class ServerRequests implements ServerHandle {
   constructor(private readonly channel: RequestChannel) {}
@@ -189,7 +186,7 @@ export class ServerRequests implements ServerHandle {
   private async toolHeadersKnown(): Promise<void> {
     const { lists, entry } = this.channel;
     if (lists.tools !== undefined || isStdioServer(entry) || !this.has('tools')) return;
-    if (this.protocolVersion !== MODERN_PROTOCOL) return;
+    if (this.channel.client?.getProtocolEra() !== 'modern') return;
     lists.toolsListing ??= this.listTools()
       .catch(() => undefined)
       .finally(() => {
