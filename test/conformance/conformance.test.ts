@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/cli.js';
-import { root, runConformance, tally, WIRES } from '../helpers/conformance.js';
+import {
+  only,
+  root,
+  runConformance,
+  serverConformance,
+  tally,
+  WIRES,
+  type WireVersion,
+} from '../helpers/conformance.js';
 import { writeProjectConfig } from '../helpers/gateway.js';
 import {
   everything,
@@ -87,6 +95,60 @@ describe('MCP conformance suite, server mode: `mcpkit bridge --transport http`',
     expect(output).toContain(`Passed: ${checks}/${checks}, 0 failed, 0 warnings`);
     expect(code).toBe(0);
   });
+});
+
+/**
+ * What applies to an mcpkit server that offers tools only (the bridge, the search server): every scenario of
+ * the 0.2 suite that needs no tool, resource or prompt of the suite's own, with its checks.
+ */
+const TOOLS_ONLY: Record<WireVersion, Record<string, string>> = {
+  '2025-11-25': {
+    'server-initialize': '3/3',
+    'server-session-lifecycle': '3/3',
+    ping: '2/2',
+    'tools-list': '3/3',
+    'server-sse-multiple-streams': '2/2',
+    'dns-rebinding-protection': '2/2',
+  },
+  '2026-07-28': {
+    'server-stateless': '24/24',
+    'tools-list': '4/4',
+    'http-header-validation': '14/14',
+    'server-sse-multiple-streams': '1/1',
+    'dns-rebinding-protection': '2/2',
+    'input-required-result-unsupported-methods': '2/2',
+    'input-required-result-validate-input': '3/3',
+  },
+};
+
+describe('MCP conformance suite 0.2 alpha, server mode: mcpkit servers at both wires', () => {
+  it('`mcpkit bridge` and `mcpkit search-server` pass every scenario that applies to them', async () => {
+    const bridge = await startBridgeHttp(fixture('bridge/contract.yaml'));
+    const search = await startServingCli(['search-server', fixture('bridge'), '--transport', 'http']);
+    try {
+      const targets = { bridge, search };
+      const runs = await Promise.all(
+        Object.entries(targets).flatMap(([name, target]) =>
+          WIRES.map(async (wire) => [`${name} ${wire}`, await serverConformance(target.url, wire)] as const),
+        ),
+      );
+      const got = Object.fromEntries(
+        runs.map(([key, results]) => [
+          key,
+          only(results, Object.keys(TOOLS_ONLY[key.split(' ')[1] as WireVersion])),
+        ]),
+      );
+      const expected = Object.fromEntries(
+        runs.map(([key]) => [key, TOOLS_ONLY[key.split(' ')[1] as WireVersion]]),
+      );
+      expect(got).toEqual(expected);
+      // The bridge also takes logging/setLevel (the search server offers no logging).
+      expect(runs.find(([key]) => key === 'bridge 2025-11-25')?.[1]['logging-set-level']).toBe('2/2');
+    } finally {
+      bridge.stop();
+      search.stop();
+    }
+  }, 120_000);
 });
 
 /** Each scenario's result line from the suite's summary: `name: N passed, M failed`. */

@@ -68,12 +68,32 @@ async function savedChecks(dir: string): Promise<Record<string, ConformanceCheck
   return checks;
 }
 
-/** `passed/total` per scenario (a SKIPPED or INFO check counts for neither; a WARNING is not a pass). */
+/**
+ * `passed/total` per scenario. A SKIPPED or INFO check counts for neither; a WARNING is not a pass; nor is a
+ * check the suite could not exercise ("Not testable": the server lacks the suite's diagnostic tool) — it is
+ * left out, so what it says is checked by a target that has the tool.
+ */
 export function tally(checks: Record<string, ConformanceCheck[]>): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [scenario, list] of Object.entries(checks)) {
-    const counted = list.filter((c) => c.status !== 'SKIPPED' && c.status !== 'INFO');
+    const counted = list.filter(
+      (c) => c.status !== 'SKIPPED' && c.status !== 'INFO' && !c.errorMessage?.startsWith('Not testable'),
+    );
     result[scenario] = `${counted.filter((c) => c.status === 'SUCCESS').length}/${counted.length}`;
   }
   return result;
+}
+
+/** The 0.2 suite's every scenario at one wire against a server (one run), tallied by {@link tally}. */
+export async function serverConformance(url: string, wire: WireVersion): Promise<Record<string, string>> {
+  const run = await runConformance(
+    ['server', '--url', url, '--suite', 'all', '--spec-version', wire],
+    'next',
+  );
+  return tally(run.checks);
+}
+
+/** Only the named scenarios of a tally (those that apply to the target). */
+export function only(results: Record<string, string>, scenarios: string[]): Record<string, string> {
+  return Object.fromEntries(scenarios.map((s) => [s, results[s] ?? 'not run']));
 }
