@@ -63,6 +63,7 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
     }
     const call: RoutedCall = {
       signal,
+      era,
       identity: downstream?.identity ?? host.identity(message.params._meta),
       ...(downstream ? { downstream } : {}),
     };
@@ -98,6 +99,8 @@ function isPlainCall(message: unknown): message is ToolCall {
   const { id, params } = message as { id?: unknown; params?: Record<string, unknown> };
   if ((typeof id !== 'string' && typeof id !== 'number') || typeof params?.name !== 'string') return false;
   if (progressTokenOf(params._meta) !== undefined) return false;
+  // A 2026-07-28 retry carries answers the SDK checks first (their shape, the state's).
+  if ('inputResponses' in params || 'requestState' in params) return false;
   const args = params.arguments;
   return args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
 }

@@ -5,6 +5,7 @@ import {
   ResourceNotFoundError,
   type Server,
   type ServerCapabilities,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { pageOf as page, progressSender } from '../serve/index.js';
@@ -12,6 +13,7 @@ import { type Catalog, resourceOwner } from './catalog.js';
 import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import type { ToolRouter } from './router.js';
+import type { InputRound } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The status resource every gateway serves. */
@@ -49,12 +51,15 @@ export function installHandlers(
   });
   server.setRequestHandler('tools/call', (request, ctx) => {
     const progress = progressSender(ctx);
+    const round = downstream.era === 'modern' ? inputRound(ctx) : undefined;
     return host.router.call(request.params.name, request.params.arguments ?? {}, {
       signal: ctx.mcpReq.signal,
       downstream,
       ctx,
+      era: downstream.era,
       identity: identity(),
       ...(progress ? { progress } : {}),
+      ...(round ? { round } : {}),
     });
   });
   server.setRequestHandler('resources/list', async (request) => {
@@ -178,4 +183,15 @@ async function relay<T>(request: () => Promise<T>): Promise<T> {
       error instanceof Error ? error.message : String(error),
     );
   }
+}
+
+/** A 2026-07-28 retry's answers and echoed state, as the SDK took them; undefined for a first call. */
+function inputRound(ctx: ServerContext): InputRound | undefined {
+  const { inputResponses } = ctx.mcpReq;
+  const requestState = ctx.mcpReq.requestState();
+  if (inputResponses === undefined && typeof requestState !== 'string') return undefined;
+  return {
+    ...(inputResponses === undefined ? {} : { inputResponses }),
+    ...(typeof requestState === 'string' ? { requestState } : {}),
+  };
 }

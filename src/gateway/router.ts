@@ -1,5 +1,6 @@
 import {
   type CallToolResult,
+  type ProtocolEra,
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
@@ -8,9 +9,9 @@ import { isMcpkitError } from '../errors/index.js';
 import { failedResult, type ProgressUpdate } from '../serve/index.js';
 import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import type { Downstream, Downstreams } from './downstream.js';
-import { asCallToolResult, unavailable } from './relayed.js';
+import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
-import { relayToolCall } from './upstream-relay.js';
+import { type InputRound, relayToolCall } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 
 /** One tools/call as the router takes it, from the SDK handler or the fast path. */
@@ -25,6 +26,10 @@ export interface RoutedCall {
   identity?: string;
   /** Set when the client asked for progress: each upstream update, before the result. */
   progress?: (update: ProgressUpdate) => Promise<void>;
+  /** The caller's protocol generation: a 2026-07-28 caller answers `input_required` itself. */
+  era?: ProtocolEra;
+  /** A 2026-07-28 retry: the answers to what was asked, and the state to echo. */
+  round?: InputRound;
 }
 
 /** What the router needs from its gateway. */
@@ -121,8 +126,12 @@ export class ToolRouter {
     try {
       // Without progress, the call goes through the raw relay: the upstream's result as it is, no schema pass.
       const relay = call.progress ? undefined : upstreams.relay(target.server);
-      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal));
+      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal, call.round));
       if (relayed?.kind === 'result') return asCallToolResult(relayed.result);
+      // A 2026-07-28 caller answers the upstream's questions itself and calls again with the answers (the
+      // upstream's own state rides along, so the upstream checks it); a 2025 one is asked by the SDK path.
+      if (relayed?.kind === 'input' && call.era === 'modern')
+        return asCallToolResult({ ...withoutServerInfo(relayed.result, true), resultType: 'input_required' });
       if (relayed?.kind === 'error') {
         const { code, message, data } = relayed.error;
         // The upstream died during the call: the same answer as a call that found it down.

@@ -1,27 +1,42 @@
 import type { RawRelayPort, RelayResponse } from '../client/index.js';
 import { withoutServerInfo } from './relayed.js';
 
-/** What a relayed call came to: a finished result, an upstream error, or "ask the SDK path". */
+/**
+ * What a relayed call came to: a finished result, a 2026-07-28 `input_required` one (the upstream wants
+ * input from the client first), an upstream error, or "ask the SDK path".
+ */
 export type RelayOutcome =
   | { kind: 'result'; result: Record<string, unknown> }
+  | { kind: 'input'; result: Record<string, unknown> }
   | { kind: 'error'; error: { code: number; message: string; data?: unknown } }
   | { kind: 'fallback' };
 
+/** A retried 2026-07-28 call's answers to what the upstream asked, and the state it gave to echo. */
+export interface InputRound {
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+}
+
 /**
- * Sends a tools/call through the relay, cancelling it when `signal` aborts. A result that is not complete
- * (a 2026-07-28 `input_required`) asks for the SDK path, which can answer it.
+ * Sends a tools/call through the relay (with the round's input responses and state, when it is a retry),
+ * cancelling it when `signal` aborts. An `input_required` result comes back as it is (`kind: 'input'`);
+ * any other result that is not complete asks for the SDK path.
  */
 export async function relayToolCall(
   relay: RawRelayPort,
   name: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  round: InputRound = {},
 ): Promise<RelayOutcome | undefined> {
   let settle: (response: RelayResponse) => void = () => undefined;
   const answered = new Promise<RelayResponse>((resolve) => {
     settle = resolve;
   });
-  const id = relay.request('tools/call', { name, arguments: args }, (response) => settle(response));
+  const params: Record<string, unknown> = { name, arguments: args };
+  if (round.inputResponses !== undefined) params.inputResponses = round.inputResponses;
+  if (round.requestState !== undefined) params.requestState = round.requestState;
+  const id = relay.request('tools/call', params, (response) => settle(response));
   if (id === undefined) return undefined;
   const onAbort = () => relay.cancel(id, signal?.reason === undefined ? undefined : String(signal.reason));
   if (signal?.aborted) onAbort();
@@ -34,6 +49,7 @@ export async function relayToolCall(
   }
   if ('error' in response) return { kind: 'error', error: response.error };
   const { resultType } = response.result;
+  if (resultType === 'input_required') return { kind: 'input', result: response.result };
   if (resultType !== undefined && resultType !== 'complete') return { kind: 'fallback' };
   return { kind: 'result', result: withoutServerInfo(response.result, true) };
 }

@@ -151,6 +151,107 @@ describe('MCP conformance suite 0.2 alpha, server mode: mcpkit servers at both w
   }, 120_000);
 });
 
+/** The gateway in front of mcpkit's stand-in for the suite's reference server, at each wire. */
+const BEHIND_GATEWAY: Record<WireVersion, Record<string, string>> = {
+  '2025-11-25': {
+    'server-initialize': '3/3',
+    'server-session-lifecycle': '3/3',
+    'logging-set-level': '2/2',
+    ping: '2/2',
+    'completion-complete': '2/2',
+    'tools-list': '3/3',
+    'tools-call-simple-text': '2/2',
+    'tools-call-image': '2/2',
+    'tools-call-audio': '2/2',
+    'tools-call-embedded-resource': '2/2',
+    'tools-call-mixed-content': '2/2',
+    'tools-call-error': '2/2',
+    'tools-call-with-progress': '2/2',
+    'tools-call-sampling': '2/2',
+    'tools-call-elicitation': '2/2',
+    'elicitation-sep1034-defaults': '6/6',
+    'elicitation-sep1330-enums': '6/6',
+    'json-schema-2020-12': '8/8',
+    'server-sse-multiple-streams': '2/2',
+    'resources-list': '2/2',
+    'resources-read-text': '2/2',
+    'resources-read-binary': '2/2',
+    'resources-templates-read': '2/2',
+    'prompts-list': '2/2',
+    'prompts-get-simple': '2/2',
+    'prompts-get-with-args': '2/2',
+    'prompts-get-embedded-resource': '2/2',
+    'prompts-get-with-image': '2/2',
+    'dns-rebinding-protection': '2/2',
+  },
+  '2026-07-28': {
+    'server-stateless': '24/26',
+    caching: '8/8',
+    'completion-complete': '2/2',
+    'tools-list': '4/4',
+    'tools-call-simple-text': '2/2',
+    'tools-call-image': '2/2',
+    'tools-call-audio': '2/2',
+    'tools-call-embedded-resource': '2/2',
+    'tools-call-mixed-content': '2/2',
+    'tools-call-error': '2/2',
+    'tools-call-with-progress': '2/2',
+    'json-schema-2020-12': '8/8',
+    'server-sse-multiple-streams': '1/1',
+    'resources-list': '2/2',
+    'resources-read-text': '2/2',
+    'resources-read-binary': '2/2',
+    'resources-templates-read': '2/2',
+    'sep-2164-resource-not-found': '4/4',
+    'prompts-list': '2/2',
+    'prompts-get-simple': '2/2',
+    'prompts-get-with-args': '2/2',
+    'prompts-get-embedded-resource': '2/2',
+    'prompts-get-with-image': '2/2',
+    'dns-rebinding-protection': '2/2',
+    'http-header-validation': '14/14',
+    'input-required-result-basic-elicitation': '3/3',
+    'input-required-result-basic-sampling': '3/3',
+    'input-required-result-basic-list-roots': '3/3',
+    'input-required-result-request-state': '3/3',
+    'input-required-result-multiple-input-requests': '3/3',
+    'input-required-result-multi-round': '4/4',
+    'input-required-result-missing-input-response': '2/2',
+    'input-required-result-non-tool-request': '1/2',
+    'input-required-result-result-type': '2/2',
+    'input-required-result-unsupported-methods': '2/2',
+    'input-required-result-tampered-state': '2/2',
+    'input-required-result-capability-check': '1/2',
+    'input-required-result-ignore-extra-params': '2/2',
+    'input-required-result-validate-input': '3/3',
+  },
+};
+
+describe('MCP conformance suite 0.2 alpha, server mode: the gateway in front of a reference server', () => {
+  it('passes at both wires what the reference server offers', async () => {
+    const ws = await createWorkspace();
+    let gateway: { url: string; stop: () => void } | undefined;
+    try {
+      await writeProjectConfig(ws, {
+        reference: { command: process.execPath, args: [fixture('servers/conformance-server.mjs')] },
+      });
+      gateway = await startServingCli(
+        ['gateway', '--prefix', 'none', '--transport', 'http', '--defer-threshold', '1000'],
+        { cwd: ws.project, env: ws.env },
+      );
+      const url = gateway.url;
+      const runs = await Promise.all(WIRES.map((wire) => serverConformance(url, wire)));
+      const got = Object.fromEntries(
+        WIRES.map((wire, i) => [wire, only(runs[i] ?? {}, Object.keys(BEHIND_GATEWAY[wire]))]),
+      );
+      expect(got).toEqual(BEHIND_GATEWAY);
+    } finally {
+      gateway?.stop();
+      await ws.cleanup();
+    }
+  }, 120_000);
+});
+
 /** Each scenario's result line from the suite's summary: `name: N passed, M failed`. */
 function summary(output: string): Record<string, string> {
   const results: Record<string, string> = {};
