@@ -1,4 +1,5 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   type Implementation,
   type JSONRPCMessage,
   type ProtocolEra,
@@ -61,9 +62,13 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       inFlight.set(id, controller);
       signal = controller.signal;
     }
+    const capabilities = (message.params._meta as Record<string, unknown> | undefined)?.[
+      CLIENT_CAPABILITIES_META_KEY
+    ];
     const call: RoutedCall = {
       signal,
       era,
+      ...(era === 'modern' && isObject(capabilities) ? { round: { clientCapabilities: capabilities } } : {}),
       identity: downstream?.identity ?? host.identity(message.params._meta),
       ...(downstream ? { downstream } : {}),
     };
@@ -104,3 +109,6 @@ function isPlainCall(message: unknown): message is ToolCall {
   const args = params.arguments;
   return args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,5 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   type CompleteRequest,
   ProtocolError,
   ProtocolErrorCode,
@@ -185,13 +186,14 @@ async function relay<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A 2026-07-28 retry's answers and echoed state, as the SDK took them; undefined for a first call. */
-function inputRound(ctx: ServerContext): InputRound | undefined {
-  const { inputResponses } = ctx.mcpReq;
+/** A 2026-07-28 call's declared capabilities and, on a retry, its answers and echoed state, as the SDK took them. */
+function inputRound(ctx: ServerContext): InputRound {
+  const { inputResponses, _meta } = ctx.mcpReq;
   const requestState = ctx.mcpReq.requestState();
-  if (inputResponses === undefined && typeof requestState !== 'string') return undefined;
+  const clientCapabilities = (_meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
   return {
     ...(inputResponses === undefined ? {} : { inputResponses }),
     ...(typeof requestState === 'string' ? { requestState } : {}),
+    ...(clientCapabilities ? { clientCapabilities: clientCapabilities as Record<string, unknown> } : {}),
   };
 }

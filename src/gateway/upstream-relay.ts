@@ -1,3 +1,4 @@
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import type { RawRelayPort, RelayResponse } from '../client/index.js';
 import { withoutServerInfo } from './relayed.js';
 
@@ -15,6 +16,8 @@ export type RelayOutcome =
 export interface InputRound {
   inputResponses?: Record<string, unknown>;
   requestState?: string;
+  /** What the 2026-07-28 caller can answer (its declared capabilities), passed on to the upstream. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /**
@@ -36,6 +39,8 @@ export async function relayToolCall(
   const params: Record<string, unknown> = { name, arguments: args };
   if (round.inputResponses !== undefined) params.inputResponses = round.inputResponses;
   if (round.requestState !== undefined) params.requestState = round.requestState;
+  if (round.clientCapabilities !== undefined)
+    params._meta = { [CLIENT_CAPABILITIES_META_KEY]: round.clientCapabilities };
   const id = relay.request('tools/call', params, (response) => settle(response));
   if (id === undefined) return undefined;
   const onAbort = () => relay.cancel(id, signal?.reason === undefined ? undefined : String(signal.reason));

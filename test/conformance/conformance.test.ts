@@ -221,7 +221,7 @@ const BEHIND_GATEWAY: Record<WireVersion, Record<string, string>> = {
     'input-required-result-result-type': '2/2',
     'input-required-result-unsupported-methods': '2/2',
     'input-required-result-tampered-state': '2/2',
-    'input-required-result-capability-check': '1/2',
+    'input-required-result-capability-check': '2/2',
     'input-required-result-ignore-extra-params': '2/2',
     'input-required-result-validate-input': '3/3',
   },
