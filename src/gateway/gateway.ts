@@ -11,6 +11,7 @@ import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
 import { Deferral, envelopeClientInfo, identityOf } from './deferral.js';
 import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
+import { InputFlows } from './input-flows.js';
 import { type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { ToolRouter } from './router.js';
@@ -41,6 +42,11 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   toolIndexFile?: string;
   /** Diagnostics (default: stderr, prefixed `mcpkit gateway:`). */
   log?: (message: string) => void;
+  /**
+   * How long a 2026-07-28 client has to come back with the answers a 2025 upstream asked for mid-call
+   * (an `input_required` round) before the gateway cancels that call; default 5 min.
+   */
+  inputRoundTimeoutMs?: number;
 }
 
 const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
@@ -57,6 +63,8 @@ const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
 export class Gateway {
   readonly factory: McpServerFactory;
   private readonly downstreams = new Downstreams();
+  /** 2025 upstreams' mid-call requests, put to 2026-07-28 clients as `input_required` rounds. */
+  private readonly inputs: InputFlows;
   private upstreams!: Upstreams;
   private router!: ToolRouter;
   private pins?: PinStore;
@@ -77,6 +85,9 @@ export class Gateway {
   private constructor(private readonly options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
     this.prefix = options.prefix ?? 'server';
+    this.inputs = new InputFlows(
+      options.inputRoundTimeoutMs === undefined ? {} : { roundTimeoutMs: options.inputRoundTimeoutMs },
+    );
     this.deferral = new Deferral(options.deferThreshold ?? Number.POSITIVE_INFINITY, (identity) =>
       this.downstreams.listChanged(['tools'], identity),
     );
@@ -109,6 +120,7 @@ export class Gateway {
       built: () => gateway.built,
       upstreams: gateway.upstreams,
       downstreams: gateway.downstreams,
+      inputs: gateway.inputs,
       prefix: gateway.prefix,
       known: gateway.known,
       toolSearch: (catalog, args, identity) =>
@@ -193,6 +205,7 @@ export class Gateway {
   /** Stops every upstream. */
   async close(): Promise<void> {
     clearTimeout(this.refreshTimer);
+    this.inputs.closeAll();
     await this.upstreams.close();
   }
 

@@ -9,10 +9,14 @@ import { isMcpkitError } from '../errors/index.js';
 import { failedResult, type ProgressUpdate } from '../serve/index.js';
 import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import type { Downstream, Downstreams } from './downstream.js';
+import type { Asker, InputFlows } from './input-flows.js';
 import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 import { type InputRound, relayToolCall } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
+
+/** The stateless revision: its clients answer an upstream's questions through `input_required`. */
+const MODERN = '2026-07-28';
 
 /** One tools/call as the router takes it, from the SDK handler or the fast path. */
 export interface RoutedCall {
@@ -39,6 +43,8 @@ export interface RouterHost {
   built(): Catalog | undefined;
   upstreams: Upstreams;
   downstreams: Downstreams;
+  /** Where a 2025 upstream's mid-call requests wait for a 2026-07-28 client's answers. */
+  inputs: InputFlows;
   prefix: PrefixMode;
   /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
   known: ReadonlyMap<string, string>;
@@ -114,13 +120,41 @@ export class ToolRouter {
     args: Record<string, unknown>,
     call: RoutedCall,
   ): Promise<CallToolResult> {
+    const { upstreams, inputs } = this.host;
+    const connection = upstreams.connection(target.server);
+    const down = upstreams.unavailable(target.server);
+    if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
+    // A 2026-07-28 client cannot be asked anything mid-call; a 2025 upstream's requests become its rounds.
+    if (call.era === 'modern' && connection.protocolVersion !== MODERN) {
+      const state = call.round?.requestState;
+      if (state !== undefined) return inputs.resume(name, state, call.round?.inputResponses, call.signal);
+      const { signal: _first, round: _none, ...rest } = call;
+      return inputs.start(
+        name,
+        call.round?.clientCapabilities,
+        (ask, signal) => this.relay(target, name, args, { ...rest, signal }, ask),
+        call.signal,
+      );
+    }
+    return this.relay(target, name, args, call);
+  }
+
+  /** The call itself, on the upstream that owns the tool; its requests go to `ask` when given. */
+  private async relay(
+    target: ExposedTool,
+    name: string,
+    args: Record<string, unknown>,
+    call: RoutedCall,
+    ask?: Asker,
+  ): Promise<CallToolResult> {
     const { upstreams, downstreams } = this.host;
     const connection = upstreams.connection(target.server);
     const down = upstreams.unavailable(target.server);
     if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
-    const end = call.downstream
-      ? downstreams.begin(target.server, call.downstream, call.ctx)
-      : () => undefined;
+    const end =
+      call.downstream || ask
+        ? downstreams.begin(target.server, { downstream: call.downstream, ctx: call.ctx, ask })
+        : () => undefined;
     // Progress goes out before the result: the client drops progress that comes after it.
     const sent: Promise<void>[] = [];
     try {
