@@ -167,6 +167,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             await gateway.close();
           },
           gateway.intercept(),
+          gateway.events,
         );
       } finally {
         await port?.release();

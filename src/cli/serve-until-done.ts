@@ -1,4 +1,4 @@
-import type { McpServerFactory } from '@modelcontextprotocol/server';
+import type { McpServerFactory, ServerEventBus } from '@modelcontextprotocol/server';
 import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
@@ -35,6 +35,7 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
+  bus?: ServerEventBus,
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -52,6 +53,7 @@ export async function serveUntilDone(
       const http = await serveOverHttp(factory, {
         host: flags.host,
         ...(intercept ? { intercept } : {}),
+        ...(bus ? { bus } : {}),
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
         ...(flags.maxSessions ? { maxSessions: flags.maxSessions } : {}),

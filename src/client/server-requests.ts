@@ -55,6 +55,9 @@ let tokenCounter = 0;
 
 /** The typed request API of one server: the {@link ServerHandle} a Runtime hands out. */
 export class ServerRequests implements ServerHandle {
+  /** Resource subscriptions on a 2026-07-28 connection: one listen stream each. */
+  private readonly listens = new Map<string, { client: Client; close(): Promise<void> }>();
+
   constructor(private readonly channel: RequestChannel) {}
 
   get id(): string {
@@ -202,10 +205,25 @@ export class ServerRequests implements ServerHandle {
   }
 
   async subscribeResource(uri: string): Promise<void> {
-    await this.channel.run((client) => client.subscribeResource({ uri }, this.options()));
+    const client = this.channel.ready();
+    if (client.getProtocolEra() !== 'modern') {
+      await this.channel.run((c) => c.subscribeResource({ uri }, this.options()));
+      return;
+    }
+    // 2026-07-28 has no resources/subscribe: a listen stream for that resource gives the same updates.
+    if (this.listens.get(uri)?.client === client) return;
+    const subscription = await client.listen({ resourceSubscriptions: [uri] }, this.options());
+    this.listens.set(uri, { client, close: () => subscription.close() });
   }
 
   async unsubscribeResource(uri: string): Promise<void> {
+    const listening = this.listens.get(uri);
+    if (listening) {
+      this.listens.delete(uri);
+      await listening.close();
+      return;
+    }
+    if (this.channel.client?.getProtocolEra() === 'modern') return;
     await this.channel.run((client) => client.unsubscribeResource({ uri }, this.options()));
   }
 

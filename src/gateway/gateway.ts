@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { type McpServerFactory, type ProtocolEra, Server } from '@modelcontextprotocol/server';
+import {
+  InMemoryServerEventBus,
+  type McpServerFactory,
+  type ProtocolEra,
+  Server,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
 import type { ListKind, RuntimeServerConfig } from '../client/index.js';
 import { userConfigDir } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
@@ -62,6 +68,11 @@ const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
  */
 export class Gateway {
   readonly factory: McpServerFactory;
+  /**
+   * Changes for 2026-07-28 clients' `subscriptions/listen` streams over HTTP (hand it to the HTTP
+   * endpoint as its `bus`): upstream list changes and resource updates are published here.
+   */
+  readonly events: ServerEventBus = new InMemoryServerEventBus();
   private readonly downstreams = new Downstreams();
   /** 2025 upstreams' mid-call requests, put to 2026-07-28 clients as `input_required` rounds. */
   private readonly inputs: InputFlows;
@@ -127,7 +138,10 @@ export class Gateway {
         gateway.deferral.toolSearch(catalog, args, identity ?? identityOf(undefined)),
     });
     gateway.upstreams.on('changed', ({ lists }) => gateway.invalidate(lists));
-    gateway.upstreams.runtime.on('resource_updated', ({ uri }) => gateway.downstreams.resourceUpdated(uri));
+    gateway.upstreams.runtime.on('resource_updated', ({ uri }) => {
+      gateway.downstreams.resourceUpdated(uri);
+      gateway.events.publish({ kind: 'resource_updated', uri });
+    });
     gateway.upstreams.runtime.on('server_log', ({ server, level, logger, data }) => {
       const name = gateway.prefix === 'none' ? logger : logger === undefined ? server : `${server}/${logger}`;
       gateway.downstreams.log(level, name, data);
@@ -263,7 +277,10 @@ export class Gateway {
       const changed = this.pendingLists;
       this.pendingLists = new Set();
       this.catalog().then(
-        () => this.downstreams.listChanged(changed),
+        () => {
+          this.downstreams.listChanged(changed);
+          for (const list of changed) this.events.publish({ kind: `${list}_list_changed` });
+        },
         (error: Error) => this.log(`cannot list the upstreams' tools: ${error.message}`),
       );
     }, 20);

@@ -6,6 +6,7 @@ import {
   type JSONRPCMessage,
   type McpServerFactory,
   type RequestId,
+  type ServerEventBus,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { checkFrame } from './frames.js';
@@ -25,6 +26,11 @@ export interface HttpHandlerOptions extends SessionLimits {
   onError?: (error: Error) => void;
   /** 2026-07-28 requests to handle before the SDK (a proxy's hot path); see {@link FrameIntercept}. */
   intercept?: FrameIntercept;
+  /**
+   * Where the server publishes changes for 2026-07-28 clients' `subscriptions/listen` streams (list
+   * changes, resource updates); default: the SDK's own in-process bus.
+   */
+  bus?: ServerEventBus;
 }
 
 /** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
@@ -65,7 +71,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     options.onError ?? ((error: Error) => process.stderr.write(`mcpkit serve: ${error.message}\n`));
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const path = options.path ?? '/mcp';
-  const modern = createMcpHandler(factory, { legacy: 'reject', onerror: onError });
+  const modern = createMcpHandler(factory, {
+    legacy: 'reject',
+    onerror: onError,
+    ...(options.bus ? { bus: options.bus } : {}),
+  });
   const sessions = new HttpSessions(options);
 
   /** Host/Origin and path: checked before a byte of the body is read. */

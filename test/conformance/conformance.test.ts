@@ -177,6 +177,8 @@ const BEHIND_GATEWAY: Record<WireVersion, Record<string, string>> = {
     'resources-read-text': '2/2',
     'resources-read-binary': '2/2',
     'resources-templates-read': '2/2',
+    'resources-subscribe': '2/2',
+    'resources-unsubscribe': '2/2',
     'prompts-list': '2/2',
     'prompts-get-simple': '2/2',
     'prompts-get-with-args': '2/2',
@@ -185,7 +187,7 @@ const BEHIND_GATEWAY: Record<WireVersion, Record<string, string>> = {
     'dns-rebinding-protection': '2/2',
   },
   '2026-07-28': {
-    'server-stateless': '24/26',
+    'server-stateless': '26/26',
     caching: '8/8',
     'completion-complete': '2/2',
     'tools-list': '4/4',

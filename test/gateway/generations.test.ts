@@ -1,10 +1,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InMemoryTransport } from '@modelcontextprotocol/client';
+import { acceptedContent, inputRequired, McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { createHttpHandler, type HttpHandler } from '../../src/serve/index.js';
-import { eventually, startGateway } from '../helpers/gateway.js';
+import { connectInProcess, eventually, startGateway, textOf } from '../helpers/gateway.js';
 import { fixture } from '../helpers/servers.js';
 
 // A 2026-07-28 client (raw frames over the gateway's HTTP endpoint, in-process) calling tools of a real 2025
@@ -208,5 +212,65 @@ describe('gateway: a 2026-07-28 client, a 2025 upstream that asks mid-call', () 
       requestState: first.result?.requestState,
     });
     expect(late.error).toEqual({ code: -32602, message: 'Invalid or expired requestState' });
+  });
+});
+
+describe('gateway: a 2025 client, a 2026-07-28 upstream that answers input_required', () => {
+  it('asks the client each round with a real request, and retries upstream with the answers', async () => {
+    const form = (key: string) => ({
+      type: 'object' as const,
+      properties: { [key]: { type: 'string' as const } },
+    });
+    const upstream = {
+      name: 'modern',
+      entry: { command: 'in-process' },
+      transport: () => {
+        const [client, server] = InMemoryTransport.createLinkedPair();
+        serveStdio(
+          () => {
+            const instance = new McpServer({ name: 'modern', version: '1' });
+            instance.registerTool('two_questions', { inputSchema: z.object({}) }, async (_args, ctx) => {
+              // Each retry carries only the last round's answers; what came before rides in the state.
+              const name = acceptedContent(ctx.mcpReq.inputResponses, 'name');
+              const color = acceptedContent(ctx.mcpReq.inputResponses, 'color');
+              const state = ctx.mcpReq.requestState();
+              if (name)
+                return inputRequired({
+                  inputRequests: {
+                    color: inputRequired.elicit({ message: 'Color?', requestedSchema: form('color') }),
+                  },
+                  requestState: JSON.stringify(name),
+                });
+              if (!color || typeof state !== 'string')
+                return inputRequired({
+                  inputRequests: {
+                    name: inputRequired.elicit({ message: 'Name?', requestedSchema: form('name') }),
+                  },
+                });
+              const first = JSON.parse(state) as { name: string };
+              return { content: [{ type: 'text', text: `${first.name} likes ${color.color}` }] };
+            });
+            return instance;
+          },
+          { transport: server },
+        );
+        return client;
+      },
+    };
+    const started = await startGateway([upstream]);
+    cleanups.push(started.close);
+    const client = await connectInProcess(started.gateway, { capabilities: { elicitation: {} } });
+    cleanups.push(client.close);
+    const asked: string[] = [];
+    client.client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      return {
+        action: 'accept',
+        content: request.params.message === 'Name?' ? { name: 'Flo' } : { color: 'teal' },
+      };
+    });
+    const result = await client.client.callTool({ name: 'modern__two_questions', arguments: {} });
+    expect(textOf(result)).toBe('Flo likes teal');
+    expect(asked).toEqual(['Name?', 'Color?']);
   });
 });
