@@ -18,7 +18,7 @@ import {
 import { isStdioServer, type ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import type { ConnectionContext } from './connection-context.js';
-import type { ProgressRouter } from './progress-router.js';
+import type { ProgressRouter, ProgressUpdate } from './progress-router.js';
 import type {
   CallToolOptions,
   RequestOptions,
@@ -27,6 +27,7 @@ import type {
   ServerStatus,
 } from './server-handle.js';
 import { filterTools, isToolAllowed } from './tool-registry.js';
+import { callToolAsTask, cancelTask, getTask, listTasks, requiresTask, type TaskInfo } from './tool-tasks.js';
 
 /** The lists a connection keeps until the server says they changed. */
 export interface ListCache {
@@ -150,25 +151,36 @@ export class ServerRequests implements ServerHandle {
     const started = timed ? performance.now() : 0;
     const onProgress = options.onProgress;
     const token = onProgress || ctx.listening('progress') ? `mcpkit-${++tokenCounter}` : undefined;
-    if (token !== undefined) {
-      progress.register(token, (update) => {
-        ctx.emit('progress', { server: this.id, ...update });
-        onProgress?.(update);
-      });
-    }
+    const deliver = (update: ProgressUpdate) => {
+      ctx.emit('progress', { server: this.id, ...update });
+      onProgress?.(update);
+    };
+    if (token !== undefined) progress.register(token, deliver);
     let isError = true;
+    const timeoutMs = options.timeoutMs ?? this.entry.timeout ?? ctx.requestTimeoutMs;
+    const asTask = () =>
+      this.channel.run((client) =>
+        callToolAsTask(client, name, args, {
+          timeoutMs,
+          signal: options.signal,
+          // A task reports progress as its status changes.
+          ...(token !== undefined ? { onProgress: deliver } : {}),
+        }),
+      );
     try {
-      const result = (await this.channel.run((client) =>
-        client.callTool(
-          token === undefined
-            ? { name, arguments: args }
-            : { name, arguments: args, _meta: { progressToken: token } },
-          {
-            timeout: options.timeoutMs ?? this.entry.timeout ?? ctx.requestTimeoutMs,
-            ...(options.signal ? { signal: options.signal } : {}),
-          },
-        ),
-      )) as CallToolResult;
+      const listed = this.channel.lists.tools?.find((tool) => tool.name === name);
+      let result = requiresTask(listed)
+        ? await asTask()
+        : ((await this.channel.run((client) =>
+            client.callTool(
+              token === undefined
+                ? { name, arguments: args }
+                : { name, arguments: args, _meta: { progressToken: token } },
+              { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
+            ),
+          )) as CallToolResult);
+      // A tool that runs only as a task, unknown as such before the call: once more, as a task.
+      if (listed === undefined && requiresTask(undefined, result)) result = await asTask();
       isError = result.isError === true;
       return result;
     } finally {
@@ -196,6 +208,22 @@ export class ServerRequests implements ServerHandle {
         delete lists.toolsListing;
       });
     await lists.toolsListing;
+  }
+
+  async listTasks(): Promise<TaskInfo[]> {
+    return this.channel.run((client) => listTasks(client, { timeoutMs: this.timeoutMs() }));
+  }
+
+  async getTask(taskId: string): Promise<TaskInfo> {
+    return this.channel.run((client) => getTask(client, taskId, { timeoutMs: this.timeoutMs() }));
+  }
+
+  async cancelTask(taskId: string): Promise<TaskInfo> {
+    return this.channel.run((client) => cancelTask(client, taskId, { timeoutMs: this.timeoutMs() }));
+  }
+
+  private timeoutMs(): number {
+    return this.entry.timeout ?? this.channel.ctx.requestTimeoutMs;
   }
 
   async readResource(uri: string, options: RequestOptions = {}): Promise<ReadResourceResult> {
