@@ -34,4 +34,4 @@ export {
   ToolRegistry,
   type ToolSummary,
 } from './tool-registry.js';
-export type { TaskInfo } from './tool-tasks.js';
+export { requiresTask, type TaskInfo } from './tool-tasks.js';

@@ -5,6 +5,7 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { requiresTask } from '../client/index.js';
 import { isMcpkitError } from '../errors/index.js';
 import { failedResult, type ProgressUpdate } from '../serve/index.js';
 import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
@@ -161,7 +162,9 @@ export class ToolRouter {
       // Without progress, the call goes through the raw relay: the upstream's result as it is, no schema pass.
       const relay = call.progress ? undefined : upstreams.relay(target.server);
       const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal, call.round));
-      if (relayed?.kind === 'result') return asCallToolResult(relayed.result);
+      // A tool that runs only as a task: the Runtime runs it as one upstream (see `callToolAsTask`).
+      if (relayed?.kind === 'result' && !requiresTask(undefined, asCallToolResult(relayed.result)))
+        return asCallToolResult(relayed.result);
       // A 2026-07-28 caller answers the upstream's questions itself and calls again with the answers (the
       // upstream's own state rides along, so the upstream checks it); a 2025 one is asked by the SDK path.
       if (relayed?.kind === 'input' && call.era === 'modern')

@@ -3,6 +3,7 @@ import { Runtime } from '../../src/client/index.js';
 import { runInProcess } from '../config/run-in-process.js';
 import { createWorkspace, type Workspace } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
+import { connectInProcess, startGateway, textOf } from '../helpers/gateway.js';
 import { everything } from '../helpers/servers.js';
 
 // server-everything's `simulate-research-query` runs only as a task (execution.taskSupport: "required").
@@ -73,5 +74,23 @@ describe('tasks: tools that run only as a task', () => {
     const unknown = await runInProcess(ws, ['tasks', 'get', 'abc', '--', ...everythingWords]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/refused task abc: .*\n$/);
+  }, 30_000);
+});
+
+describe('tasks: through the gateway', () => {
+  it('a client that knows nothing of tasks calls a task-only tool of an upstream, and gets its result', async () => {
+    const started = await startGateway([{ name: 'e', entry: everything }]);
+    const client = await connectInProcess(started.gateway);
+    try {
+      const result = await client.client.callTool({
+        name: 'e__simulate-research-query',
+        arguments: { topic: 'reefs' },
+      });
+      expect(result.isError).not.toBe(true);
+      expect(textOf(result)).toContain('# Research Report: reefs');
+    } finally {
+      await client.close();
+      await started.close();
+    }
   }, 30_000);
 });
