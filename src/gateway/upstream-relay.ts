@@ -25,10 +25,21 @@ export interface InputRound {
  * cancelling it when `signal` aborts. An `input_required` result comes back as it is (`kind: 'input'`);
  * any other result that is not complete asks for the SDK path.
  */
-export async function relayToolCall(
+export function relayToolCall(
   relay: RawRelayPort,
   name: string,
   args: Record<string, unknown>,
+  signal?: AbortSignal,
+  round: InputRound = {},
+): Promise<RelayOutcome | undefined> {
+  return relayRequest(relay, 'tools/call', { name, arguments: args }, signal, round);
+}
+
+/** {@link relayToolCall} for any request that may want input first (`tools/call`, `prompts/get`). */
+export async function relayRequest(
+  relay: RawRelayPort,
+  method: string,
+  request: Record<string, unknown>,
   signal?: AbortSignal,
   round: InputRound = {},
 ): Promise<RelayOutcome | undefined> {
@@ -36,12 +47,12 @@ export async function relayToolCall(
   const answered = new Promise<RelayResponse>((resolve) => {
     settle = resolve;
   });
-  const params: Record<string, unknown> = { name, arguments: args };
+  const params: Record<string, unknown> = { ...request };
   if (round.inputResponses !== undefined) params.inputResponses = round.inputResponses;
   if (round.requestState !== undefined) params.requestState = round.requestState;
   if (round.clientCapabilities !== undefined)
     params._meta = { [CLIENT_CAPABILITIES_META_KEY]: round.clientCapabilities };
-  const id = relay.request('tools/call', params, (response) => settle(response));
+  const id = relay.request(method, params, (response) => settle(response));
   if (id === undefined) return undefined;
   const onAbort = () => relay.cancel(id, signal?.reason === undefined ? undefined : String(signal.reason));
   if (signal?.aborted) onAbort();

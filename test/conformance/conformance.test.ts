@@ -219,7 +219,7 @@ const BEHIND_GATEWAY: Record<WireVersion, Record<string, string>> = {
     'input-required-result-multiple-input-requests': '3/3',
     'input-required-result-multi-round': '4/4',
     'input-required-result-missing-input-response': '2/2',
-    'input-required-result-non-tool-request': '1/2',
+    'input-required-result-non-tool-request': '3/3',
     'input-required-result-result-type': '2/2',
     'input-required-result-unsupported-methods': '2/2',
     'input-required-result-tampered-state': '2/2',
