@@ -1,7 +1,8 @@
-import type { McpServerFactory, ServerEventBus } from '@modelcontextprotocol/server';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
+import type { HttpHandlerOptions } from '../serve/http-handler.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
 
@@ -35,7 +36,7 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
-  bus?: ServerEventBus,
+  httpOptions: Pick<HttpHandlerOptions, 'bus' | 'toolSchema'> = {},
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -53,7 +54,7 @@ export async function serveUntilDone(
       const http = await serveOverHttp(factory, {
         host: flags.host,
         ...(intercept ? { intercept } : {}),
-        ...(bus ? { bus } : {}),
+        ...httpOptions,
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
         ...(flags.maxSessions ? { maxSessions: flags.maxSessions } : {}),

@@ -217,6 +217,14 @@ export class Gateway {
   }
 
   /** Stops every upstream. */
+  /**
+   * The input schema of an exposed tool, as its upstream listed it (for the HTTP endpoint's `toolSchema`:
+   * `Mcp-Param-*` headers are checked against it).
+   */
+  toolSchema(name: string): unknown {
+    return this.built?.toolsByName.get(name)?.definition.inputSchema;
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.refreshTimer);
     this.inputs.closeAll();

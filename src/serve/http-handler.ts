@@ -14,6 +14,7 @@ import type { FrameIntercept } from './guarded-stdio.js';
 import { isAllowedRequest } from './host-check.js';
 import { readNodeBody, readWebBody, writeResponse } from './http-io.js';
 import { type HttpSession, HttpSessions, type SessionLimits } from './http-sessions.js';
+import { paramHeaderMismatch } from './param-headers.js';
 
 /** Options for {@link createHttpHandler} (and {@link serveOverHttp}). */
 export interface HttpHandlerOptions extends SessionLimits {
@@ -31,6 +32,12 @@ export interface HttpHandlerOptions extends SessionLimits {
    * changes, resource updates); default: the SDK's own in-process bus.
    */
   bus?: ServerEventBus;
+  /**
+   * A tool's input schema by its name, for a server whose tools the SDK does not know (a proxy): a
+   * 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with what that schema marks `x-mcp-header`
+   * is refused with 400 / -32020 (SEP-2243), as the SDK does for its own tools.
+   */
+  toolSchema?: (name: string) => unknown;
 }
 
 /** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
@@ -78,6 +85,21 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   });
   const sessions = new HttpSessions(options);
 
+  /** SEP-2243 for a proxy's tools: the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its schema. */
+  const paramRefusal = (
+    header: (name: string) => string | null | undefined,
+    message: Record<string, unknown>,
+  ): Response | undefined => {
+    if (!options.toolSchema || message.method !== 'tools/call') return undefined;
+    if (header('mcp-protocol-version') !== MODERN) return undefined;
+    const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
+    if (typeof params?.name !== 'string') return undefined;
+    const why = paramHeaderMismatch(options.toolSchema(params.name), params.arguments, header);
+    if (why === undefined) return undefined;
+    const id = (message.id ?? null) as RequestId | null;
+    return rpcError(400, id, -32020, `Bad Request: the request headers and body disagree: ${why}`);
+  };
+
   /** Host/Origin and path: checked before a byte of the body is read. */
   const refusal = (headers: IncomingHttpHeaders, pathname: string): Response | undefined => {
     if (!isAllowedRequest(headers, options.allowedHosts))
@@ -111,6 +133,8 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     }
     const message = checked.message;
     if (session) return inSession(session, request, message);
+    const refused = paramRefusal((name) => request.headers.get(name), message);
+    if (refused) return refused;
     if (options.intercept && isPlainModernRequest((name) => request.headers.get(name), message)) {
       let reply: (answer: JSONRPCMessage) => Promise<void> = async () => undefined;
       const answered = new Promise<Response>((resolve) => {
@@ -197,6 +221,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
           const value = req.headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
+        if (checked.ok && header('mcp-session-id') === undefined) {
+          const refused = paramRefusal(header, checked.message);
+          if (refused) return await writeResponse(res, refused);
+        }
         if (
           checked.ok &&
           options.intercept &&

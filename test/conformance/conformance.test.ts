@@ -212,6 +212,7 @@ const BEHIND_GATEWAY: Record<WireVersion, Record<string, string>> = {
     'prompts-get-with-image': '2/2',
     'dns-rebinding-protection': '2/2',
     'http-header-validation': '14/14',
+    'http-custom-header-server-validation': '10/10',
     'input-required-result-basic-elicitation': '3/3',
     'input-required-result-basic-sampling': '3/3',
     'input-required-result-basic-list-roots': '3/3',

@@ -187,6 +187,56 @@ describe('createHttpHandler: an MCP endpoint without a port', () => {
     expect(taken).toEqual([2]);
   });
 
+  it("refuses a 2026-07-28 tools/call whose Mcp-Param-* headers disagree with a proxy's tool schema (400, -32020)", async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        n: { type: 'integer', 'x-mcp-header': 'N' },
+      },
+    };
+    const handler = handlerOf(waitingServer().factory, {
+      toolSchema: (name) => (name === 'wait' ? schema : undefined),
+      intercept: (message, reply) => {
+        void reply({ jsonrpc: '2.0', id: (message as { id: number }).id, result: { content: [] } });
+        return true;
+      },
+    });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const send = (headers: Record<string, string>) =>
+      post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'wait', arguments: { region: 'eu-west', n: 42 }, _meta: meta },
+        },
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'wait', ...headers },
+      );
+    const missing = await send({ 'mcp-param-n': '42' });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32020,
+        message:
+          'Bad Request: the request headers and body disagree: the body carries region but the Mcp-Param-Region header is absent',
+      },
+    });
+    expect((await send({ 'mcp-param-region': 'us-east', 'mcp-param-n': '42' })).status).toBe(400);
+    expect((await send({ 'mcp-param-region': '=?base64?ZXUtd2VzdA?=', 'mcp-param-n': '42' })).status).toBe(
+      400,
+    );
+    const fine = await send({ 'mcp-param-region': '=?base64?ZXUtd2VzdA==?=', 'mcp-param-n': '42.0' });
+    expect(fine.status).toBe(200);
+    await fine.text();
+  });
+
   it('reaps a session idle past the timeout (and says why)', async () => {
     const ended: [string, SessionEndReason][] = [];
     const handler = handlerOf(waitingServer().factory, {
