@@ -161,7 +161,14 @@ export class ToolRouter {
     try {
       // Without progress, the call goes through the raw relay: the upstream's result as it is, no schema pass.
       const relay = call.progress ? undefined : upstreams.relay(target.server);
-      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal, call.round));
+      // A 2025 client gets an upstream's logs unasked; a 2026-07-28 upstream sends them only when asked.
+      const round: InputRound =
+        call.era === 'modern'
+          ? (call.round ?? {})
+          : connection.protocolVersion === MODERN
+            ? { logLevel: call.downstream?.logLevel ?? 'debug' }
+            : {};
+      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal, round));
       // A tool that runs only as a task: the Runtime runs it as one upstream (see `callToolAsTask`).
       if (relayed?.kind === 'result' && !requiresTask(undefined, asCallToolResult(relayed.result)))
         return asCallToolResult(relayed.result);

@@ -1,4 +1,4 @@
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import type { RawRelayPort, RelayResponse } from '../client/index.js';
 import { withoutServerInfo } from './relayed.js';
 
@@ -18,6 +18,11 @@ export interface InputRound {
   requestState?: string;
   /** What the 2026-07-28 caller can answer (its declared capabilities), passed on to the upstream. */
   clientCapabilities?: Record<string, unknown>;
+  /**
+   * The least severe log level the caller wants: a 2026-07-28 upstream logs during a request only when it
+   * names one (a 2025 client gets every log unless it set a level).
+   */
+  logLevel?: string;
 }
 
 /**
@@ -50,8 +55,10 @@ export async function relayRequest(
   const params: Record<string, unknown> = { ...request };
   if (round.inputResponses !== undefined) params.inputResponses = round.inputResponses;
   if (round.requestState !== undefined) params.requestState = round.requestState;
-  if (round.clientCapabilities !== undefined)
-    params._meta = { [CLIENT_CAPABILITIES_META_KEY]: round.clientCapabilities };
+  const meta: Record<string, unknown> = {};
+  if (round.clientCapabilities !== undefined) meta[CLIENT_CAPABILITIES_META_KEY] = round.clientCapabilities;
+  if (round.logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = round.logLevel;
+  if (Object.keys(meta).length > 0) params._meta = meta;
   const id = relay.request(method, params, (response) => settle(response));
   if (id === undefined) return undefined;
   const onAbort = () => relay.cancel(id, signal?.reason === undefined ? undefined : String(signal.reason));

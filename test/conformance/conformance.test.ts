@@ -167,6 +167,7 @@ const BEHIND_GATEWAY: Record<WireVersion, Record<string, string>> = {
     'tools-call-mixed-content': '2/2',
     'tools-call-error': '2/2',
     'tools-call-with-progress': '2/2',
+    'tools-call-with-logging': '2/2',
     'tools-call-sampling': '2/2',
     'tools-call-elicitation': '2/2',
     'elicitation-sep1034-defaults': '6/6',
