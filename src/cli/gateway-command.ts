@@ -167,6 +167,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             await gateway.close();
           },
           gateway.intercept(),
+          { bus: gateway.events, toolSchema: (name) => gateway.toolSchema(name) },
         );
       } finally {
         await port?.release();

@@ -8,7 +8,7 @@ import { CLI_VERSION } from './version.js';
 export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;
 
 /** Commands that talk to a server; after `--` comes an ad-hoc stdio server for them. */
-const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping', 'check'];
+const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping', 'check', 'tasks'];
 
 type Register = (program: Command, io: CliIO, adhoc: readonly string[] | undefined) => void;
 
@@ -29,6 +29,7 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
     commands: ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping'],
     load: async () => (await import('./server-commands.js')).registerServerCommands,
   },
+  { commands: ['tasks'], load: async () => (await import('./tasks-command.js')).registerTasksCommand },
   { commands: ['check'], load: async () => (await import('./check-command.js')).registerCheckCommand },
   { commands: ['doctor'], load: async () => (await import('./doctor-command.js')).registerDoctorCommand },
   { commands: ['bridge'], load: async () => (await import('./bridge-command.js')).registerBridgeCommand },

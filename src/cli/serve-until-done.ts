@@ -3,6 +3,7 @@ import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group
 import type { BearerTokens } from '../serve/bearer-tokens.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
+import type { HttpHandlerOptions } from '../serve/http-handler.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
 import { allowedHosts } from './serve-options.js';
@@ -43,6 +44,7 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
+  httpOptions: Pick<HttpHandlerOptions, 'bus' | 'toolSchema'> = {},
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -64,6 +66,7 @@ export async function serveUntilDone(
         ...(tokens ? { tokens } : {}),
         ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
         ...(intercept ? { intercept } : {}),
+        ...httpOptions,
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
         ...(flags.maxSessions ? { maxSessions: flags.maxSessions } : {}),

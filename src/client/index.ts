@@ -47,3 +47,4 @@ export {
   ToolRegistry,
   type ToolSummary,
 } from './tool-registry.js';
+export { requiresTask, type TaskInfo } from './tool-tasks.js';

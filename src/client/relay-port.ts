@@ -62,7 +62,20 @@ export function createRelayPort(source: RelaySource): RawRelayPort {
       const relay = source.liveRelay();
       if (!relay) return undefined;
       const meta = envelope();
-      const sent = meta ? { ...params, _meta: { ...(params._meta as object | undefined), ...meta } } : params;
+      const own = params._meta as Record<string, unknown> | undefined;
+      // A proxy relaying for a 2026-07-28 client names that client's capabilities: the server must ask
+      // only for input the client can give (it answers the server's input requests itself).
+      const theirs = own?.[CLIENT_CAPABILITIES_META_KEY];
+      const sent = meta
+        ? {
+            ...params,
+            _meta: {
+              ...own,
+              ...meta,
+              ...(theirs === undefined ? {} : { [CLIENT_CAPABILITIES_META_KEY]: theirs }),
+            },
+          }
+        : params;
       return relay.request(method, sent, source.timeoutMs(), onResponse);
     },
     cancel: (id, reason) => source.liveRelay()?.cancel(id, reason, envelope()),

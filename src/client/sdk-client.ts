@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type ServerCapabilities } from '@modelcontextprotocol/client';
 import type { ConnectionContext } from './connection-context.js';
 import type { ListKind } from './events.js';
 import { capabilitiesFor } from './handlers.js';
@@ -12,19 +12,19 @@ export function createSdkClient(
   ctx: ConnectionContext,
   onListChanged: (list: ListKind) => void,
 ): Client {
-  const refresh = (list: ListKind) => ({
-    autoRefresh: false,
-    debounceMs: 0,
-    onChanged: () => {
-      onListChanged(list);
-      ctx.emit('list_changed', { server, list });
-    },
-  });
+  // No `listChanged` option: on a 2026-07-28 connection the SDK would wait in connect() for the
+  // `subscriptions/listen` acknowledgement, and a server slow to give it kept the connection (and a
+  // gateway) from coming up. The handlers serve both eras; `listenForChanges` opens the stream after.
   const client = new Client(ctx.clientInfo, {
     capabilities: capabilitiesFor(ctx.handlers),
     versionNegotiation: { mode: 'auto' },
-    listChanged: { tools: refresh('tools'), resources: refresh('resources'), prompts: refresh('prompts') },
   });
+  for (const list of LISTS) {
+    client.setNotificationHandler(`notifications/${list}/list_changed`, () => {
+      onListChanged(list);
+      ctx.emit('list_changed', { server, list });
+    });
+  }
   const { sampling, elicitation, roots } = ctx.handlers;
   const asker = { server };
   if (sampling) client.setRequestHandler('sampling/createMessage', (req) => sampling(req.params, asker));
@@ -40,4 +40,24 @@ export function createSdkClient(
   // Protocol errors from a misbehaving server must not crash the host; calls report their own failures.
   client.onerror = () => undefined;
   return client;
+}
+
+const LISTS = ['tools', 'resources', 'prompts'] as const satisfies readonly ListKind[];
+
+/**
+ * On a 2026-07-28 connection, opens the `subscriptions/listen` stream for the lists the server says
+ * change, without waiting for its acknowledgement: the connection is usable at once, and the changes
+ * reach the handlers of {@link createSdkClient} once the server acknowledges. A stream that fails to
+ * open costs only its notifications.
+ */
+export function listenForChanges(client: Client, timeoutMs: number): void {
+  if (client.getProtocolEra() !== 'modern') return;
+  const advertised: ServerCapabilities = client.getServerCapabilities() ?? {};
+  const filter = {
+    ...(advertised.tools?.listChanged ? { toolsListChanged: true } : {}),
+    ...(advertised.prompts?.listChanged ? { promptsListChanged: true } : {}),
+    ...(advertised.resources?.listChanged ? { resourcesListChanged: true } : {}),
+  };
+  if (Object.keys(filter).length === 0) return;
+  client.listen(filter, { timeout: timeoutMs }).catch(() => undefined);
 }

@@ -15,7 +15,7 @@ import { ProgressRouter } from './progress-router.js';
 import { RawRelay } from './raw-relay.js';
 import { createRelayPort, type RawRelayPort } from './relay-port.js';
 import { RequestRunner } from './request-runner.js';
-import { createSdkClient } from './sdk-client.js';
+import { createSdkClient, listenForChanges } from './sdk-client.js';
 import type { ServerFailure, ServerHandle, ServerStatus } from './server-handle.js';
 import { type ListCache, type RequestChannel, ServerRequests } from './server-requests.js';
 import {
@@ -192,6 +192,7 @@ export class ServerConnection implements RequestChannel {
       timeout: this.ctx.requestTimeoutMs,
       ...(attempt.handshake === 'initialize' ? { prior: { kind: 'legacy' as const } } : {}),
     });
+    listenForChanges(client, this.ctx.requestTimeoutMs);
     this.progress.attach(transport);
     this.relay?.failAll('the connection was replaced');
     this.relay = undefined;

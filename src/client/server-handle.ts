@@ -15,6 +15,7 @@ import type {
 import type { ServerEntry } from '../config/index.js';
 import type { FailureCategory } from './events.js';
 import type { ProgressUpdate } from './progress-router.js';
+import type { TaskInfo } from './tool-tasks.js';
 
 /** Where a server is in its life. */
 export type ServerStatus = 'starting' | 'ready' | 'failed' | 'stopped';
@@ -83,4 +84,10 @@ export interface ServerHandle {
   /** Tells the server the client's roots changed (it will ask for them again). */
   notifyRootsChanged(): Promise<void>;
   setLogLevel(level: LoggingLevel): Promise<void>;
+  /** The tasks (long tool calls, SEP-1686) the server keeps for this client. */
+  listTasks(): Promise<TaskInfo[]>;
+  /** One task's status. */
+  getTask(taskId: string): Promise<TaskInfo>;
+  /** Cancels a task; its status after that. */
+  cancelTask(taskId: string): Promise<TaskInfo>;
 }

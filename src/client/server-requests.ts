@@ -15,10 +15,10 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/client';
-import type { ServerEntry } from '../config/index.js';
+import { isStdioServer, type ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import type { ConnectionContext } from './connection-context.js';
-import type { ProgressRouter } from './progress-router.js';
+import type { ProgressRouter, ProgressUpdate } from './progress-router.js';
 import type {
   CallToolOptions,
   RequestOptions,
@@ -27,10 +27,13 @@ import type {
   ServerStatus,
 } from './server-handle.js';
 import { filterTools, isToolAllowed } from './tool-registry.js';
+import { callToolAsTask, cancelTask, getTask, listTasks, requiresTask, type TaskInfo } from './tool-tasks.js';
 
 /** The lists a connection keeps until the server says they changed. */
 export interface ListCache {
   tools?: Tool[];
+  /** The listing a 2026-07-28 HTTP call waits for (see `ServerRequests.toolHeadersKnown`), while it runs. */
+  toolsListing?: Promise<unknown>;
 }
 
 /** What the typed requests need from their connection. */
@@ -53,6 +56,9 @@ let tokenCounter = 0;
 
 /** The typed request API of one server: the {@link ServerHandle} a Runtime hands out. */
 export class ServerRequests implements ServerHandle {
+  /** Resource subscriptions on a 2026-07-28 connection: one listen stream each. */
+  private readonly listens = new Map<string, { client: Client; close(): Promise<void> }>();
+
   constructor(private readonly channel: RequestChannel) {}
 
   get id(): string {
@@ -137,6 +143,7 @@ export class ServerRequests implements ServerHandle {
         { server: this.id },
       );
     }
+    await this.toolHeadersKnown();
     // The hot path: events and progress cost only when someone listens.
     const { ctx, progress } = this.channel;
     const timed = ctx.listening('tool_invoked') || ctx.listening('tool_completed');
@@ -144,25 +151,36 @@ export class ServerRequests implements ServerHandle {
     const started = timed ? performance.now() : 0;
     const onProgress = options.onProgress;
     const token = onProgress || ctx.listening('progress') ? `mcpkit-${++tokenCounter}` : undefined;
-    if (token !== undefined) {
-      progress.register(token, (update) => {
-        ctx.emit('progress', { server: this.id, ...update });
-        onProgress?.(update);
-      });
-    }
+    const deliver = (update: ProgressUpdate) => {
+      ctx.emit('progress', { server: this.id, ...update });
+      onProgress?.(update);
+    };
+    if (token !== undefined) progress.register(token, deliver);
     let isError = true;
+    const timeoutMs = options.timeoutMs ?? this.entry.timeout ?? ctx.requestTimeoutMs;
+    const asTask = () =>
+      this.channel.run((client) =>
+        callToolAsTask(client, name, args, {
+          timeoutMs,
+          signal: options.signal,
+          // A task reports progress as its status changes.
+          ...(token !== undefined ? { onProgress: deliver } : {}),
+        }),
+      );
     try {
-      const result = (await this.channel.run((client) =>
-        client.callTool(
-          token === undefined
-            ? { name, arguments: args }
-            : { name, arguments: args, _meta: { progressToken: token } },
-          {
-            timeout: options.timeoutMs ?? this.entry.timeout ?? ctx.requestTimeoutMs,
-            ...(options.signal ? { signal: options.signal } : {}),
-          },
-        ),
-      )) as CallToolResult;
+      const listed = this.channel.lists.tools?.find((tool) => tool.name === name);
+      let result = requiresTask(listed)
+        ? await asTask()
+        : ((await this.channel.run((client) =>
+            client.callTool(
+              token === undefined
+                ? { name, arguments: args }
+                : { name, arguments: args, _meta: { progressToken: token } },
+              { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
+            ),
+          )) as CallToolResult);
+      // A tool that runs only as a task, unknown as such before the call: once more, as a task.
+      if (listed === undefined && requiresTask(undefined, result)) result = await asTask();
       isError = result.isError === true;
       return result;
     } finally {
@@ -174,6 +192,40 @@ export class ServerRequests implements ServerHandle {
     }
   }
 
+  /**
+   * SEP-2243: on the 2026-07-28 wire over HTTP a call mirrors the arguments its tool's schema marks
+   * `x-mcp-header` into `Mcp-Param-*` headers, and the SDK knows those marks only from a listing. A call
+   * before any listing (`mcpkit call`) lists once first; the listing is kept until the server says its
+   * tools changed. A listing that fails leaves the call as it was.
+   */
+  private async toolHeadersKnown(): Promise<void> {
+    const { lists, entry } = this.channel;
+    if (lists.tools !== undefined || isStdioServer(entry) || !this.has('tools')) return;
+    if (this.channel.client?.getProtocolEra() !== 'modern') return;
+    lists.toolsListing ??= this.listTools()
+      .catch(() => undefined)
+      .finally(() => {
+        delete lists.toolsListing;
+      });
+    await lists.toolsListing;
+  }
+
+  async listTasks(): Promise<TaskInfo[]> {
+    return this.channel.run((client) => listTasks(client, { timeoutMs: this.timeoutMs() }));
+  }
+
+  async getTask(taskId: string): Promise<TaskInfo> {
+    return this.channel.run((client) => getTask(client, taskId, { timeoutMs: this.timeoutMs() }));
+  }
+
+  async cancelTask(taskId: string): Promise<TaskInfo> {
+    return this.channel.run((client) => cancelTask(client, taskId, { timeoutMs: this.timeoutMs() }));
+  }
+
+  private timeoutMs(): number {
+    return this.entry.timeout ?? this.channel.ctx.requestTimeoutMs;
+  }
+
   async readResource(uri: string, options: RequestOptions = {}): Promise<ReadResourceResult> {
     const result = await this.channel.run((client) => client.readResource({ uri }, this.options(options)));
     this.channel.ctx.emit('resource_read', { server: this.id, uri });
@@ -181,10 +233,25 @@ export class ServerRequests implements ServerHandle {
   }
 
   async subscribeResource(uri: string): Promise<void> {
-    await this.channel.run((client) => client.subscribeResource({ uri }, this.options()));
+    const client = this.channel.ready();
+    if (client.getProtocolEra() !== 'modern') {
+      await this.channel.run((c) => c.subscribeResource({ uri }, this.options()));
+      return;
+    }
+    // 2026-07-28 has no resources/subscribe: a listen stream for that resource gives the same updates.
+    if (this.listens.get(uri)?.client === client) return;
+    const subscription = await client.listen({ resourceSubscriptions: [uri] }, this.options());
+    this.listens.set(uri, { client, close: () => subscription.close() });
   }
 
   async unsubscribeResource(uri: string): Promise<void> {
+    const listening = this.listens.get(uri);
+    if (listening) {
+      this.listens.delete(uri);
+      await listening.close();
+      return;
+    }
+    if (this.channel.client?.getProtocolEra() === 'modern') return;
     await this.channel.run((client) => client.unsubscribeResource({ uri }, this.options()));
   }
 

@@ -4,10 +4,12 @@ import type {
   ElicitResult,
   LoggingLevel,
   ProtocolEra,
+  Root,
   Server,
   ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ListKind, RuntimeHandlers } from '../client/index.js';
+import type { Asker } from './input-flows.js';
 
 /** One client connection (or, for stateless HTTP, one request) the gateway serves. */
 export interface Downstream {
@@ -24,11 +26,20 @@ export interface Downstream {
   subscriptions: Set<string>;
 }
 
-interface ActiveCall {
-  downstream: Downstream;
+/** A call in progress to an upstream, and where that upstream's requests during it go. */
+export interface ActiveCall {
+  /** The client the call is for; absent for a 2026-07-28 call the fast path relayed. */
+  downstream?: Downstream | undefined;
   /** The SDK's request context; absent for a call the fast path relayed. */
   ctx?: ServerContext | undefined;
+  /** Set for a 2026-07-28 client's call: its upstream's requests become `input_required` rounds. */
+  ask?: Asker | undefined;
 }
+
+/** Who answers an upstream's request: a 2026-07-28 call's rounds, or a client asked directly. */
+type Answerer =
+  | { ask: Asker; downstream?: undefined; ctx?: undefined }
+  | { ask?: undefined; downstream: Downstream; ctx?: ServerContext | undefined };
 
 const SEVERITY: readonly LoggingLevel[] = [
   'debug',
@@ -127,8 +138,7 @@ export class Downstreams {
   }
 
   /** Marks a call to `upstream` on behalf of a client; the returned function ends it. */
-  begin(upstream: string, downstream: Downstream, ctx?: ServerContext): () => void {
-    const call: ActiveCall = { downstream, ctx };
+  begin(upstream: string, call: ActiveCall): () => void {
     let calls = this.active.get(upstream);
     if (!calls) {
       calls = new Set();
@@ -145,14 +155,16 @@ export class Downstreams {
   handlers(): RuntimeHandlers {
     return {
       sampling: async (params, { server }) => {
-        const { downstream, ctx } = this.target(server, 'sampling');
+        const { downstream, ctx, ask } = this.target(server, 'sampling');
+        if (ask) return (await ask('sampling/createMessage', params)) as CreateMessageResult;
         const result = ctx
           ? await ctx.mcpReq.requestSampling(params)
           : await downstream.server.createMessage(params);
         return result as CreateMessageResult;
       },
       elicitation: async (params, { server }) => {
-        const { downstream, ctx } = this.target(server, 'elicitation');
+        const { downstream, ctx, ask } = this.target(server, 'elicitation');
+        if (ask) return (await ask('elicitation/create', params)) as ElicitResult;
         const asked = params as ElicitRequestFormParams;
         const result: ElicitResult = ctx
           ? await ctx.mcpReq.elicitInput(asked)
@@ -160,21 +172,18 @@ export class Downstreams {
         return result;
       },
       roots: async ({ server }) => {
-        const { downstream } = this.target(server, 'roots');
+        const { downstream, ask } = this.target(server, 'roots');
+        if (ask) return ((await ask('roots/list', {})) as { roots: Root[] }).roots;
         return (await downstream.server.listRoots()).roots;
       },
     };
   }
 
-  private target(
-    upstream: string,
-    capability: 'sampling' | 'elicitation' | 'roots',
-  ): Partial<ActiveCall> & {
-    downstream: Downstream;
-  } {
+  private target(upstream: string, capability: 'sampling' | 'elicitation' | 'roots'): Answerer {
     // The latest call to that upstream is the one asking (the usual case is one call at a time).
     const calls = [...(this.active.get(upstream) ?? [])];
     const call = calls[calls.length - 1];
+    if (call?.ask) return { ask: call.ask };
     // Outside a call (or for a relayed one): the latest 2025-era client, else the latest client at all, so a
     // 2026-07-28 one gets the refusal that says why.
     const downstream =
@@ -192,6 +201,6 @@ export class Downstreams {
     if (downstream.server.getClientCapabilities()?.[capability] === undefined) {
       throw new Error(`mcpkit gateway: the client does not support ${what}; refused`);
     }
-    return call ?? { downstream };
+    return call?.downstream ? { downstream: call.downstream, ctx: call.ctx } : { downstream };
   }
 }

@@ -1,4 +1,5 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   type Implementation,
   type JSONRPCMessage,
   type ProtocolEra,
@@ -61,8 +62,13 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       inFlight.set(id, controller);
       signal = controller.signal;
     }
+    const capabilities = (message.params._meta as Record<string, unknown> | undefined)?.[
+      CLIENT_CAPABILITIES_META_KEY
+    ];
     const call: RoutedCall = {
       signal,
+      era,
+      ...(era === 'modern' && isObject(capabilities) ? { round: { clientCapabilities: capabilities } } : {}),
       identity: downstream?.identity ?? host.identity(message.params._meta),
       ...(downstream ? { downstream } : {}),
     };
@@ -98,6 +104,11 @@ function isPlainCall(message: unknown): message is ToolCall {
   const { id, params } = message as { id?: unknown; params?: Record<string, unknown> };
   if ((typeof id !== 'string' && typeof id !== 'number') || typeof params?.name !== 'string') return false;
   if (progressTokenOf(params._meta) !== undefined) return false;
+  // A 2026-07-28 retry carries answers the SDK checks first (their shape, the state's).
+  if ('inputResponses' in params || 'requestState' in params) return false;
   const args = params.arguments;
   return args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { type McpServerFactory, type ProtocolEra, Server } from '@modelcontextprotocol/server';
+import {
+  InMemoryServerEventBus,
+  type McpServerFactory,
+  type ProtocolEra,
+  Server,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
 import type { ListKind, RuntimeServerConfig } from '../client/index.js';
 import { userConfigDir } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
@@ -12,6 +18,7 @@ import { Deferral, envelopeClientInfo, identityOf } from './deferral.js';
 import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { loginByElicitation, urlOpener } from './login-elicitation.js';
+import { InputFlows } from './input-flows.js';
 import { type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { ToolRouter } from './router.js';
@@ -42,6 +49,11 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   toolIndexFile?: string;
   /** Diagnostics (default: stderr, prefixed `mcpkit gateway:`). */
   log?: (message: string) => void;
+  /**
+   * How long a 2026-07-28 client has to come back with the answers a 2025 upstream asked for mid-call
+   * (an `input_required` round) before the gateway cancels that call; default 5 min.
+   */
+  inputRoundTimeoutMs?: number;
 }
 
 const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
@@ -57,7 +69,14 @@ const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
  */
 export class Gateway {
   readonly factory: McpServerFactory;
+  /**
+   * Changes for 2026-07-28 clients' `subscriptions/listen` streams over HTTP (hand it to the HTTP
+   * endpoint as its `bus`): upstream list changes and resource updates are published here.
+   */
+  readonly events: ServerEventBus = new InMemoryServerEventBus();
   private readonly downstreams = new Downstreams();
+  /** 2025 upstreams' mid-call requests, put to 2026-07-28 clients as `input_required` rounds. */
+  private readonly inputs: InputFlows;
   private upstreams!: Upstreams;
   private router!: ToolRouter;
   private pins?: PinStore;
@@ -78,6 +97,9 @@ export class Gateway {
   private constructor(private readonly options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
     this.prefix = options.prefix ?? 'server';
+    this.inputs = new InputFlows(
+      options.inputRoundTimeoutMs === undefined ? {} : { roundTimeoutMs: options.inputRoundTimeoutMs },
+    );
     this.deferral = new Deferral(options.deferThreshold ?? Number.POSITIVE_INFINITY, (identity) =>
       this.downstreams.listChanged(['tools'], identity),
     );
@@ -115,13 +137,17 @@ export class Gateway {
       built: () => gateway.built,
       upstreams: gateway.upstreams,
       downstreams: gateway.downstreams,
+      inputs: gateway.inputs,
       prefix: gateway.prefix,
       known: gateway.known,
       toolSearch: (catalog, args, identity) =>
         gateway.deferral.toolSearch(catalog, args, identity ?? identityOf(undefined)),
     });
     gateway.upstreams.on('changed', ({ lists }) => gateway.invalidate(lists));
-    gateway.upstreams.runtime.on('resource_updated', ({ uri }) => gateway.downstreams.resourceUpdated(uri));
+    gateway.upstreams.runtime.on('resource_updated', ({ uri }) => {
+      gateway.downstreams.resourceUpdated(uri);
+      gateway.events.publish({ kind: 'resource_updated', uri });
+    });
     gateway.upstreams.runtime.on('server_log', ({ server, level, logger, data }) => {
       const name = gateway.prefix === 'none' ? logger : logger === undefined ? server : `${server}/${logger}`;
       gateway.downstreams.log(level, name, data);
@@ -197,8 +223,17 @@ export class Gateway {
   }
 
   /** Stops every upstream. */
+  /**
+   * The input schema of an exposed tool, as its upstream listed it (for the HTTP endpoint's `toolSchema`:
+   * `Mcp-Param-*` headers are checked against it).
+   */
+  toolSchema(name: string): unknown {
+    return this.built?.toolsByName.get(name)?.definition.inputSchema;
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.refreshTimer);
+    this.inputs.closeAll();
     await this.upstreams.close();
   }
 
@@ -256,7 +291,10 @@ export class Gateway {
       const changed = this.pendingLists;
       this.pendingLists = new Set();
       this.catalog().then(
-        () => this.downstreams.listChanged(changed),
+        () => {
+          this.downstreams.listChanged(changed);
+          for (const list of changed) this.events.publish({ kind: `${list}_list_changed` });
+        },
         (error: Error) => this.log(`cannot list the upstreams' tools: ${error.message}`),
       );
     }, 20);

@@ -1,17 +1,22 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   type CompleteRequest,
+  type GetPromptResult,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
   type Server,
   type ServerCapabilities,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { pageOf as page, progressSender } from '../serve/index.js';
 import { type Catalog, resourceOwner } from './catalog.js';
 import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
+import { withoutServerInfo } from './relayed.js';
 import type { ToolRouter } from './router.js';
+import { type InputRound, relayRequest } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The status resource every gateway serves. */
@@ -49,12 +54,15 @@ export function installHandlers(
   });
   server.setRequestHandler('tools/call', (request, ctx) => {
     const progress = progressSender(ctx);
+    const round = downstream.era === 'modern' ? inputRound(ctx) : undefined;
     return host.router.call(request.params.name, request.params.arguments ?? {}, {
       signal: ctx.mcpReq.signal,
       downstream,
       ctx,
+      era: downstream.era,
       identity: identity(),
       ...(progress ? { progress } : {}),
+      ...(round ? { round } : {}),
     });
   });
   server.setRequestHandler('resources/list', async (request) => {
@@ -114,10 +122,21 @@ export function installHandlers(
       const prompt = (await host.catalog()).promptsByName.get(request.params.name);
       if (!prompt)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      const args = request.params.arguments ?? {};
+      if (downstream.era === 'modern') {
+        // A 2026 upstream that wants input first: its input_required goes to the client as it is.
+        const port = host.upstreams.relay(prompt.server);
+        const params = { name: prompt.prompt, arguments: args };
+        const relayed =
+          port && (await relayRequest(port, 'prompts/get', params, ctx.mcpReq.signal, inputRound(ctx)));
+        if (relayed?.kind === 'error')
+          throw new ProtocolError(relayed.error.code, relayed.error.message, relayed.error.data);
+        if (relayed?.kind === 'input')
+          return { ...withoutServerInfo(relayed.result, true), resultType: 'input_required' };
+        if (relayed?.kind === 'result') return relayed.result as GetPromptResult;
+      }
       return relay(() =>
-        host.upstreams.ready(prompt.server).getPrompt(prompt.prompt, request.params.arguments ?? {}, {
-          signal: ctx.mcpReq.signal,
-        }),
+        host.upstreams.ready(prompt.server).getPrompt(prompt.prompt, args, { signal: ctx.mcpReq.signal }),
       );
     });
   }
@@ -178,4 +197,16 @@ async function relay<T>(request: () => Promise<T>): Promise<T> {
       error instanceof Error ? error.message : String(error),
     );
   }
+}
+
+/** A 2026-07-28 call's declared capabilities and, on a retry, its answers and echoed state, as the SDK took them. */
+function inputRound(ctx: ServerContext): InputRound {
+  const { inputResponses, _meta } = ctx.mcpReq;
+  const requestState = ctx.mcpReq.requestState();
+  const clientCapabilities = (_meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return {
+    ...(inputResponses === undefined ? {} : { inputResponses }),
+    ...(typeof requestState === 'string' ? { requestState } : {}),
+    ...(clientCapabilities ? { clientCapabilities: clientCapabilities as Record<string, unknown> } : {}),
+  };
 }

@@ -1,17 +1,23 @@
 import {
   type CallToolResult,
+  type ProtocolEra,
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { requiresTask } from '../client/index.js';
 import { isMcpkitError } from '../errors/index.js';
 import { failedResult, type ProgressUpdate } from '../serve/index.js';
 import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import type { Downstream, Downstreams } from './downstream.js';
-import { asCallToolResult, unavailable } from './relayed.js';
+import type { Asker, InputFlows } from './input-flows.js';
+import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
-import { relayToolCall } from './upstream-relay.js';
+import { type InputRound, relayToolCall } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
+
+/** The stateless revision: its clients answer an upstream's questions through `input_required`. */
+const MODERN = '2026-07-28';
 
 /** One tools/call as the router takes it, from the SDK handler or the fast path. */
 export interface RoutedCall {
@@ -25,6 +31,10 @@ export interface RoutedCall {
   identity?: string;
   /** Set when the client asked for progress: each upstream update, before the result. */
   progress?: (update: ProgressUpdate) => Promise<void>;
+  /** The caller's protocol generation: a 2026-07-28 caller answers `input_required` itself. */
+  era?: ProtocolEra;
+  /** A 2026-07-28 retry: the answers to what was asked, and the state to echo. */
+  round?: InputRound;
 }
 
 /** What the router needs from its gateway. */
@@ -34,6 +44,8 @@ export interface RouterHost {
   built(): Catalog | undefined;
   upstreams: Upstreams;
   downstreams: Downstreams;
+  /** Where a 2025 upstream's mid-call requests wait for a 2026-07-28 client's answers. */
+  inputs: InputFlows;
   prefix: PrefixMode;
   /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
   known: ReadonlyMap<string, string>;
@@ -109,20 +121,61 @@ export class ToolRouter {
     args: Record<string, unknown>,
     call: RoutedCall,
   ): Promise<CallToolResult> {
+    const { upstreams, inputs } = this.host;
+    const connection = upstreams.connection(target.server);
+    const down = upstreams.unavailable(target.server);
+    if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
+    // A 2026-07-28 client cannot be asked anything mid-call; a 2025 upstream's requests become its rounds.
+    if (call.era === 'modern' && connection.protocolVersion !== MODERN) {
+      const state = call.round?.requestState;
+      if (state !== undefined) return inputs.resume(name, state, call.round?.inputResponses, call.signal);
+      const { signal: _first, round: _none, ...rest } = call;
+      return inputs.start(
+        name,
+        call.round?.clientCapabilities,
+        (ask, signal) => this.relay(target, name, args, { ...rest, signal }, ask),
+        call.signal,
+      );
+    }
+    return this.relay(target, name, args, call);
+  }
+
+  /** The call itself, on the upstream that owns the tool; its requests go to `ask` when given. */
+  private async relay(
+    target: ExposedTool,
+    name: string,
+    args: Record<string, unknown>,
+    call: RoutedCall,
+    ask?: Asker,
+  ): Promise<CallToolResult> {
     const { upstreams, downstreams } = this.host;
     const connection = upstreams.connection(target.server);
     const down = upstreams.unavailable(target.server);
     if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
-    const end = call.downstream
-      ? downstreams.begin(target.server, call.downstream, call.ctx)
-      : () => undefined;
+    const end =
+      call.downstream || ask
+        ? downstreams.begin(target.server, { downstream: call.downstream, ctx: call.ctx, ask })
+        : () => undefined;
     // Progress goes out before the result: the client drops progress that comes after it.
     const sent: Promise<void>[] = [];
     try {
       // Without progress, the call goes through the raw relay: the upstream's result as it is, no schema pass.
       const relay = call.progress ? undefined : upstreams.relay(target.server);
-      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal));
-      if (relayed?.kind === 'result') return asCallToolResult(relayed.result);
+      // A 2025 client gets an upstream's logs unasked; a 2026-07-28 upstream sends them only when asked.
+      const round: InputRound =
+        call.era === 'modern'
+          ? (call.round ?? {})
+          : connection.protocolVersion === MODERN
+            ? { logLevel: call.downstream?.logLevel ?? 'debug' }
+            : {};
+      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal, round));
+      // A tool that runs only as a task: the Runtime runs it as one upstream (see `callToolAsTask`).
+      if (relayed?.kind === 'result' && !requiresTask(undefined, asCallToolResult(relayed.result)))
+        return asCallToolResult(relayed.result);
+      // A 2026-07-28 caller answers the upstream's questions itself and calls again with the answers (the
+      // upstream's own state rides along, so the upstream checks it); a 2025 one is asked by the SDK path.
+      if (relayed?.kind === 'input' && call.era === 'modern')
+        return asCallToolResult({ ...withoutServerInfo(relayed.result, true), resultType: 'input_required' });
       if (relayed?.kind === 'error') {
         const { code, message, data } = relayed.error;
         // The upstream died during the call: the same answer as a call that found it down.

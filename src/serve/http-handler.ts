@@ -6,6 +6,7 @@ import {
   type JSONRPCMessage,
   type McpServerFactory,
   type RequestId,
+  type ServerEventBus,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { BearerTokens } from './bearer-tokens.js';
@@ -14,6 +15,7 @@ import type { FrameIntercept } from './guarded-stdio.js';
 import { isAllowedRequest } from './host-check.js';
 import { readNodeBody, readWebBody, writeResponse } from './http-io.js';
 import { type HttpSession, HttpSessions, type SessionLimits } from './http-sessions.js';
+import { paramHeaderMismatch } from './param-headers.js';
 
 /** Options for {@link createHttpHandler} (and {@link serveOverHttp}). */
 export interface HttpHandlerOptions extends SessionLimits {
@@ -31,6 +33,16 @@ export interface HttpHandlerOptions extends SessionLimits {
    * `WWW-Authenticate: Bearer` (RFC 6750) before a byte of the body is read. Unset: no auth (loopback use).
    */
   tokens?: BearerTokens;
+   * Where the server publishes changes for 2026-07-28 clients' `subscriptions/listen` streams (list
+   * changes, resource updates); default: the SDK's own in-process bus.
+   */
+  bus?: ServerEventBus;
+  /**
+   * A tool's input schema by its name, for a server whose tools the SDK does not know (a proxy): a
+   * 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with what that schema marks `x-mcp-header`
+   * is refused with 400 / -32020 (SEP-2243), as the SDK does for its own tools.
+   */
+  toolSchema?: (name: string) => unknown;
 }
 
 /** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
@@ -71,8 +83,27 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     options.onError ?? ((error: Error) => process.stderr.write(`mcpkit serve: ${error.message}\n`));
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const path = options.path ?? '/mcp';
-  const modern = createMcpHandler(factory, { legacy: 'reject', onerror: onError });
+  const modern = createMcpHandler(factory, {
+    legacy: 'reject',
+    onerror: onError,
+    ...(options.bus ? { bus: options.bus } : {}),
+  });
   const sessions = new HttpSessions(options);
+
+  /** SEP-2243 for a proxy's tools: the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its schema. */
+  const paramRefusal = (
+    header: (name: string) => string | null | undefined,
+    message: Record<string, unknown>,
+  ): Response | undefined => {
+    if (!options.toolSchema || message.method !== 'tools/call') return undefined;
+    if (header('mcp-protocol-version') !== MODERN) return undefined;
+    const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
+    if (typeof params?.name !== 'string') return undefined;
+    const why = paramHeaderMismatch(options.toolSchema(params.name), params.arguments, header);
+    if (why === undefined) return undefined;
+    const id = (message.id ?? null) as RequestId | null;
+    return rpcError(400, id, -32020, `Bad Request: the request headers and body disagree: ${why}`);
+  };
 
   /** Host/Origin and path: checked before a byte of the body is read. */
   const refusal = (headers: IncomingHttpHeaders, pathname: string): Response | undefined => {
@@ -105,12 +136,20 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         return session.transport.handleRequest(request);
       return new Response(null, { status: 405, headers: { allow: 'POST' } });
     }
+    // The era is decided before the 2025 session path or our params check sees the frame: a 2026-07-28
+    // request for a method that revision removed (initialize, logging/setLevel, resources/subscribe…) is
+    // the SDK's to answer (404, -32601), not a bad 2025 request.
+    const modernWire = !session && request.headers.get('mcp-protocol-version') === MODERN;
     if (!checked.ok) {
       const answer = checked.answer;
+      const parsed = modernWire && answer?.error.code === -32602 ? parseObject(text) : undefined;
+      if (parsed) return modern.fetch(request, { parsedBody: parsed });
       return answer ? rpcError(400, answer.id, answer.error.code, answer.error.message) : accepted();
     }
     const message = checked.message;
     if (session) return inSession(session, request, message);
+    const refused = paramRefusal((name) => request.headers.get(name), message);
+    if (refused) return refused;
     if (options.intercept && isPlainModernRequest((name) => request.headers.get(name), message)) {
       let reply: (answer: JSONRPCMessage) => Promise<void> = async () => undefined;
       const answered = new Promise<Response>((resolve) => {
@@ -119,7 +158,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const context = { era: 'modern' as const, signal: request.signal };
       if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
     }
-    if (message.method === 'initialize') return startSession(request, message);
+    if (message.method === 'initialize' && !modernWire) return startSession(request, message);
     if (!(await isLegacyRequest(request, message))) return modern.fetch(request, { parsedBody: message });
     return rpcError(400, null, -32000, 'Bad Request: no valid session id');
   };
@@ -197,6 +236,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
           const value = req.headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
+        if (checked.ok && header('mcp-session-id') === undefined) {
+          const refused = paramRefusal(header, checked.message);
+          if (refused) return await writeResponse(res, refused);
+        }
         if (
           checked.ok &&
           options.intercept &&
@@ -252,6 +295,18 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
 const accepted = () => new Response(null, { status: 202 });
 
+/** The JSON object a frame holds (its params already found wanting), for the SDK to answer. */
+function parseObject(text: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text ?? '');
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** 413 with `Connection: close`: the rest of the upload is not read, so the connection cannot be reused. */
 const tooLarge = () => rpcError(413, null, -32600, 'Request body too large', { connection: 'close' });
 
@@ -289,7 +344,10 @@ function isPlainModernRequest(
   if (typeof message.method !== 'string' || message.id === undefined) return false;
   if (header('mcp-protocol-version') !== MODERN || header('mcp-method') !== message.method) return false;
   if (message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN) return false;
-  const name = header('mcp-name');
-  if (name != null && name !== message.params?.name) return false;
+  // SEP-2243: a request naming its target (tools/call, prompts/get) must carry Mcp-Name (surrounding
+  // whitespace is not part of it); one without it, or with another name, is the SDK's 400 to give.
+  const name = header('mcp-name')?.trim();
+  const target = message.params?.name;
+  if (target !== undefined ? name !== target : name != null) return false;
   return (header('accept') ?? '').includes('application/json');
 }

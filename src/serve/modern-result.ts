@@ -5,12 +5,14 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 
 /**
  * A result as a 2026-07-28 server sends it (what the SDK adds when it answers): `resultType: "complete"`
- * and the serving side's identity in `_meta`. For answers an intercept makes itself.
+ * (an `input_required` one stays so) and the serving side's identity in `_meta`. For answers an intercept
+ * makes itself.
  */
 export function modernResult(
   result: Record<string, unknown>,
   serverInfo: Implementation,
 ): Record<string, unknown> {
   const meta = (result._meta as Record<string, unknown> | undefined) ?? {};
-  return { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+  const resultType = result.resultType === 'input_required' ? 'input_required' : 'complete';
+  return { ...result, resultType, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
 }

@@ -40,8 +40,8 @@ describe('conformance, client mode, OAuth: the whole auth suite per wire', () =>
     ['next', '2025-06-18', TOKEN_ENDPOINT],
     ['next', '2025-11-25', BOTH_WIRES],
     ['next', '2026-07-28', BOTH_WIRES],
-    ['0.1', 'its default', BOTH_WIRES],
-    ['0.1', '2025-06-18', TOKEN_ENDPOINT],
+    ['stable', 'its default', BOTH_WIRES],
+    ['stable', '2025-06-18', TOKEN_ENDPOINT],
   ])(
     'suite %s at %s: every scenario passes',
     async (version, wire, expected) => {
@@ -73,12 +73,12 @@ describe('conformance, client mode, OAuth: the scenarios outside the suite runs'
     ['next', 'auth/client-credentials-jwt', 'extension'],
     ['next', 'auth/dpop', 'extension'],
     ['next', 'auth/dpop-nonce', 'extension'],
-    ['0.1', 'auth/2025-03-26-oauth-endpoint-fallback', 'its default'],
-    ['0.1', 'auth/resource-mismatch', 'its default'],
-    ['0.1', 'auth/offline-access-scope', 'its default'],
-    ['0.1', 'auth/offline-access-not-supported', 'its default'],
-    ['0.1', 'auth/client-credentials-basic', 'extension'],
-    ['0.1', 'auth/client-credentials-jwt', 'extension'],
+    ['stable', 'auth/2025-03-26-oauth-endpoint-fallback', 'its default'],
+    ['stable', 'auth/resource-mismatch', 'its default'],
+    ['stable', 'auth/offline-access-scope', 'its default'],
+    ['stable', 'auth/offline-access-not-supported', 'its default'],
+    ['stable', 'auth/client-credentials-basic', 'extension'],
+    ['stable', 'auth/client-credentials-jwt', 'extension'],
   ])(
     'suite %s: %s (wire %s) passes every check',
     async (version, scenario, wire) => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The client under test for @modelcontextprotocol/conformance: the mcpkit CLI itself. The suite appends
-// the server URL and names the scenario in MCP_CONFORMANCE_SCENARIO; each scenario maps to the mcpkit
-// command a user would run for it.
+// The client under test for the official conformance suite: the mcpkit CLI itself. The suite appends the
+// server URL, names the scenario in MCP_CONFORMANCE_SCENARIO and, for some, the calls to make in
+// MCP_CONFORMANCE_CONTEXT; each scenario maps to the mcpkit commands a user would run for it.
 //
 // Auth scenarios (`auth/*`) run `mcpkit call` on a configured server in a fresh config dir, in the
 // documented headless mode (MCPKIT_AUTH_HEADLESS=1: mcpkit fetches the authorization URL itself and
@@ -11,20 +11,71 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { run } from '../../dist/cli/run.js';
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+
+/** What a user does against a server they know nothing about: look at it, then use each kind of thing. */
+const explore = [
+  ['tools', url],
+  ['resources', url],
+  ['prompts', url],
+];
+
 const commands = {
-  initialize: ['tools', url],
-  tools_call: ['call', url, 'add_numbers', '{"a":2,"b":3}'],
-  'elicitation-sep1034-client-defaults': ['call', url, 'test_client_elicitation_defaults'],
-  'sse-retry': ['call', url, 'test_reconnection'],
+  initialize: [['tools', url]],
+  tools_call: [['call', url, 'add_numbers', '{"a":2,"b":3}']],
+  'elicitation-sep1034-client-defaults': [['call', url, 'test_client_elicitation_defaults']],
+  'sse-retry': [['call', url, 'test_reconnection']],
+  'request-metadata': [
+    ['tools', url],
+    ['call', url, 'add_numbers', '{"a":2,"b":3}'],
+  ],
+  'http-standard-headers': explore,
+  'http-invalid-tool-headers': [
+    ['tools', url],
+    ['call', url, 'valid_tool', '{"region":"us-west1"}'],
+  ],
+  'sep-2322-client-request-state': [
+    'test_mrtr_echo_state',
+    'test_mrtr_no_state',
+    'test_mrtr_unrelated',
+    'test_mrtr_no_result_type',
+  ].map((tool) => ['call', url, tool]),
+  'json-schema-ref-no-deref': [['tools', url]],
+  'json-schema-2020-12-preservation': [['tools', url]],
 };
+
+/** `mcpkit tools <url> --json` captured: the tools as the CLI shows them. */
+async function listedTools() {
+  let out = '';
+  const io = {
+    out: (text) => {
+      out += text;
+    },
+    err: (text) => process.stderr.write(text),
+    cwd: process.cwd(),
+    env: process.env,
+    stdin: Readable.from([]),
+    stderrIsTTY: false,
+  };
+  if ((await run(['tools', url, '--json'], io)) !== 0) return [];
+  const parsed = JSON.parse(out);
+  return parsed.flatMap((server) => server.tools ?? []);
+}
+
+if (scenario === 'json-schema-2020-12-preservation') {
+  // The scenario's tool echoes its own input schema back: what the CLI listed is what it must keep.
+  const tool = (await listedTools()).find((t) => t.name === 'json_schema_2020_12_tool');
+  if (tool)
+    commands[scenario] = [['call', url, 'json_schema_echo', JSON.stringify({ schema: tool.inputSchema })]];
+}
 
 /** The `oauth` settings of the server entry for an auth scenario. */
 function oauthSettings() {
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
   const oauth = {};
   if (context.client_id) oauth.clientId = context.client_id;
   if (context.client_secret) oauth.clientSecret = '${CONFORMANCE_CLIENT_SECRET}';
@@ -42,8 +93,7 @@ function oauthSettings() {
   return oauth;
 }
 
-let argv = commands[scenario];
-if (!argv && scenario.startsWith('auth/')) {
+if (scenario.startsWith('auth/')) {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-conformance-auth-'));
   writeFileSync(
     join(dir, '.mcp.json'),
@@ -52,10 +102,21 @@ if (!argv && scenario.startsWith('auth/')) {
   process.chdir(dir);
   process.env.MCPKIT_CONFIG_DIR = join(dir, 'config');
   process.env.MCPKIT_AUTH_HEADLESS = '1';
-  argv = ['call', 'remote', 'test-tool'];
+  commands[scenario] = [['call', 'remote', 'test-tool']];
 }
-if (!argv) {
+
+const toolCalls = Array.isArray(context.toolCalls)
+  ? context.toolCalls.map((c) => ['call', url, c.name, JSON.stringify(c.arguments ?? {})])
+  : undefined;
+const steps = toolCalls ?? commands[scenario];
+if (!steps) {
   process.stderr.write(`no mcpkit command for scenario ${scenario}\n`);
   process.exit(2);
 }
-process.exitCode = await run(argv);
+let code = 0;
+for (const argv of steps) {
+  const exit = await run(argv);
+  // The SDK refuses a 2026-07-28 result without resultType (the scenario checks only that no retry follows).
+  if (argv[2] !== 'test_mrtr_no_result_type') code = Math.max(code, exit);
+}
+process.exitCode = code;

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
+import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import type { RuntimeServerConfig } from '../../src/client/index.js';
 import { isMcpkitError } from '../../src/errors/index.js';
 import {
   connectInProcess,
@@ -121,6 +124,53 @@ describe('gateway in-process: list_changed', () => {
     await eventually(() => (toolListChanges(client) > 0 ? true : undefined), 5000);
     expect(await names(client)).toEqual(['g__first', 'g__second']);
     expect(textOf(await client.client.callTool({ name: 'g__second', arguments: {} }))).toBe('second');
+  });
+});
+
+describe('gateway in-process: a 2026-07-28 upstream slow to acknowledge subscriptions/listen', () => {
+  it('comes up at once, and its list changes arrive once the acknowledgement does', async () => {
+    let live: McpServer | undefined;
+    let release: () => void = () => undefined;
+    const acknowledged = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let listens = 0;
+    const slow: RuntimeServerConfig = {
+      name: 's',
+      entry: { command: 'in-process' },
+      transport: () => {
+        const [client, server] = InMemoryTransport.createLinkedPair();
+        // The upstream's acknowledgement of the listen stream is held back until release().
+        const send = server.send.bind(server);
+        server.send = async (message, options) => {
+          if ('method' in message && message.method === 'notifications/subscriptions/acknowledged') {
+            listens++;
+            void acknowledged.then(() => send(message, options));
+            return;
+          }
+          return send(message, options);
+        };
+        // serveStdio's era decision over the in-memory pair: the connection speaks 2026-07-28.
+        serveStdio(
+          () => {
+            live = new McpServer({ name: 's', version: '1' });
+            live.registerTool('first', { inputSchema: z.object({}) }, async () => ({ content: [] }));
+            return live;
+          },
+          { transport: server },
+        );
+        return client;
+      },
+    };
+    // Before, connect waited for the acknowledgement and the gateway never came up (30 s start-up limit).
+    const { gateway } = await gatewayOf([slow], { readyWaitMs: 60_000 });
+    const client = await clientOf(gateway);
+    expect(await names(client)).toEqual(['s__first']);
+    await eventually(() => (listens > 0 ? true : undefined));
+    release();
+    live?.registerTool('second', { inputSchema: z.object({}) }, async () => ({ content: [] }));
+    await eventually(() => (toolListChanges(client) > 0 ? true : undefined), 5000);
+    expect(await names(client)).toEqual(['s__first', 's__second']);
   });
 });
 

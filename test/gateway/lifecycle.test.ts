@@ -245,15 +245,20 @@ describe('gateway: names', () => {
 });
 
 describe('gateway: protocol generations', () => {
-  it('serves a 2026-07-28 client, and refuses upstream elicitation for it with a clear error', async () => {
+  it("serves a 2026-07-28 client on stdio; a 2025 upstream's elicitation reaches it as an input_required round", async () => {
     await writeProjectConfig(ws, { up: upstream('up') });
     gw = await connectGateway(ws, [], { modern: true, capabilities: { elicitation: { form: {} } } });
     expect(gw.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect(textOf(await gw.client.callTool({ name: 'up__pid', arguments: {} }))).toMatch(/^\d+$/);
-    // The upstream's handler fails on the refusal, and its error reaches the client unchanged.
-    await expect(gw.client.callTool({ name: 'up__ask', arguments: {} })).rejects.toThrow(
-      'mcpkit gateway: the client speaks MCP 2026-07-28, where servers cannot send elicitation requests; refused',
-    );
+    // The SDK client answers the round with its handler and calls again; the upstream gets the answer.
+    gw.client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Gus' },
+    }));
+    expect(JSON.parse(textOf(await gw.client.callTool({ name: 'up__ask', arguments: {} })))).toEqual({
+      action: 'accept',
+      content: { name: 'Gus' },
+    });
   });
 
   it('refuses sampling for a 2025 client that did not declare it', async () => {

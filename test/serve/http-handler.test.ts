@@ -138,6 +138,105 @@ describe('createHttpHandler: an MCP endpoint without a port', () => {
     });
   });
 
+  it('answers a method 2026-07-28 removed, sent on that wire, with 404 / -32601 (not as a 2025 request)', async () => {
+    const handler = handlerOf(waitingServer().factory);
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+    };
+    for (const method of ['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']) {
+      const response = await post(
+        handler,
+        { jsonrpc: '2.0', id: 7, method, params: { _meta: meta } },
+        { 'mcp-protocol-version': MODERN, 'mcp-method': method },
+      );
+      expect([method, response.status]).toEqual([method, 404]);
+      expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32601);
+    }
+    expect(handler.sessions).toBe(0);
+  });
+
+  it('takes a 2026-07-28 tools/call into the intercept only with a matching Mcp-Name; without one, 400', async () => {
+    const taken: unknown[] = [];
+    const handler = handlerOf(waitingServer().factory, {
+      intercept: (message, reply) => {
+        taken.push((message as { id: unknown }).id);
+        void reply({ jsonrpc: '2.0', id: (message as { id: number }).id, result: { content: [] } });
+        return true;
+      },
+    });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+    };
+    const callOf = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'wait', arguments: {}, _meta: meta },
+    });
+    const modern = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call' };
+    const missing = await post(handler, callOf(1), modern);
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { error: { code: number } }).error.code).toBe(-32020);
+    const spaced = await post(handler, callOf(2), { ...modern, 'mcp-name': '  wait ' });
+    expect(spaced.status).toBe(200);
+    await spaced.text();
+    expect(taken).toEqual([2]);
+  });
+
+  it("refuses a 2026-07-28 tools/call whose Mcp-Param-* headers disagree with a proxy's tool schema (400, -32020)", async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        n: { type: 'integer', 'x-mcp-header': 'N' },
+      },
+    };
+    const handler = handlerOf(waitingServer().factory, {
+      toolSchema: (name) => (name === 'wait' ? schema : undefined),
+      intercept: (message, reply) => {
+        void reply({ jsonrpc: '2.0', id: (message as { id: number }).id, result: { content: [] } });
+        return true;
+      },
+    });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const send = (headers: Record<string, string>) =>
+      post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'wait', arguments: { region: 'eu-west', n: 42 }, _meta: meta },
+        },
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'wait', ...headers },
+      );
+    const missing = await send({ 'mcp-param-n': '42' });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32020,
+        message:
+          'Bad Request: the request headers and body disagree: the body carries region but the Mcp-Param-Region header is absent',
+      },
+    });
+    expect((await send({ 'mcp-param-region': 'us-east', 'mcp-param-n': '42' })).status).toBe(400);
+    expect((await send({ 'mcp-param-region': '=?base64?ZXUtd2VzdA?=', 'mcp-param-n': '42' })).status).toBe(
+      400,
+    );
+    const fine = await send({ 'mcp-param-region': '=?base64?ZXUtd2VzdA==?=', 'mcp-param-n': '42.0' });
+    expect(fine.status).toBe(200);
+    await fine.text();
+  });
+
   it('reaps a session idle past the timeout (and says why)', async () => {
     const ended: [string, SessionEndReason][] = [];
     const handler = handlerOf(waitingServer().factory, {
