@@ -33,6 +33,7 @@ export interface HttpHandlerOptions extends SessionLimits {
    * `WWW-Authenticate: Bearer` (RFC 6750) before a byte of the body is read. Unset: no auth (loopback use).
    */
   tokens?: BearerTokens;
+  /**
    * Where the server publishes changes for 2026-07-28 clients' `subscriptions/listen` streams (list
    * changes, resource updates); default: the SDK's own in-process bus.
    */
