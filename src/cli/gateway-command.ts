@@ -11,10 +11,11 @@ import {
   watchFiles,
 } from '../gateway/index.js';
 import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
+import { parseDbTarget } from '../search/db/db-target.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
-import { usage } from './options.js';
+import { collect, positiveInteger, usage } from './options.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
@@ -28,6 +29,8 @@ interface GatewayFlags extends ServeFlags {
   watch: boolean;
   readyWait: number;
   search?: boolean;
+  db: string[];
+  dbRefresh?: number;
 }
 
 /** This CLI's own entry file, to start `mcpkit search-server` as an upstream. */
@@ -77,6 +80,17 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     )
     .option('--no-search', 'never serve it (default: only when no server is configured)')
     .option(
+      '--db <url>',
+      'a database whose schema the built-in code search serves too: [NAME=]postgres://…, mysql://… or a SQLite file; ${VAR} expanded (repeatable; implies --search)',
+      collect,
+      [],
+    )
+    .option(
+      '--db-refresh <seconds>',
+      'the built-in search re-reads the database schemas this often',
+      positiveInteger('--db-refresh'),
+    )
+    .option(
       '--ready-wait <ms>',
       'wait this long for servers before serving; slower ones join later',
       nonNegative('--ready-wait'),
@@ -104,12 +118,19 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           io.err(
             `mcpkit gateway: not serving code search over ${io.cwd}; start the gateway in a project directory\n`,
           );
+        const databases = searchDatabases(flags, io);
         const builtIn =
-          !broad && (flags.search ?? first.servers.length === 0)
+          !broad && (flags.search ?? (first.servers.length === 0 || flags.db.length > 0))
             ? [
                 {
                   name: 'search',
-                  entry: { command: process.execPath, args: [cliEntry(), 'search-server', io.cwd] },
+                  entry: {
+                    command: process.execPath,
+                    args: [cliEntry(), 'search-server', io.cwd, ...databases.args],
+                    ...(databases.specs.length > 0
+                      ? { env: { MCPKIT_SEARCH_DB: databases.specs.join('\n') } }
+                      : {}),
+                  },
                 },
               ]
             : [];
@@ -205,4 +226,24 @@ function nonNegative(flag: string): (value: string) => number {
     if (!Number.isInteger(n) || n < 0) usage(`${flag} must be a whole number, got "${value}"`);
     return n;
   };
+}
+
+/**
+ * `--db` for the built-in search: each database checked here (a bad one is one line and left out), then handed to
+ * the search server in its environment (MCPKIT_SEARCH_DB, one `NAME=location` per line), so no password is on a
+ * command line `ps` shows.
+ */
+function searchDatabases(flags: GatewayFlags, io: CliIO): { specs: string[]; args: string[] } {
+  const specs: string[] = [];
+  for (const spec of flags.db) {
+    try {
+      const target = parseDbTarget(spec, io.env, io.cwd);
+      specs.push(`${target.name}=${target.location}`);
+    } catch (error) {
+      io.err(`mcpkit gateway: ${(error as Error).message}; searching code without it\n`);
+    }
+  }
+  const args =
+    flags.dbRefresh !== undefined && specs.length > 0 ? ['--db-refresh', String(flags.dbRefresh)] : [];
+  return { specs, args };
 }

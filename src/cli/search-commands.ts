@@ -85,7 +85,17 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
           allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
           log: (message) => io.err(`mcpkit search: ${message}\n`),
           env: io.env,
-          databases: parseDbTargets(flags.db, io.env, io.cwd, (m) => io.err(`mcpkit search: ${m}\n`)),
+          // MCPKIT_SEARCH_DB (one per line): how a parent — the gateway — hands databases over without putting
+          // a password on a command line that `ps` shows.
+          databases: parseDbTargets(
+            [
+              ...flags.db,
+              ...(io.env.MCPKIT_SEARCH_DB ?? '').split('\n').filter((line) => line.trim() !== ''),
+            ],
+            io.env,
+            io.cwd,
+            (m) => io.err(`mcpkit search: ${m}\n`),
+          ),
           ...(flags.dbRefresh ? { dbRefreshSeconds: flags.dbRefresh } : {}),
           ...(flags.dbWatch ? { dbWatch: true } : {}),
         });

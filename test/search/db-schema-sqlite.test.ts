@@ -92,6 +92,35 @@ describe('SQLite schemas in code search', () => {
     }
   });
 
+  it('mcpkit gateway --db serves the schema through its built-in search, the database passed by environment', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'gateway', '--db', `shop=${file}`],
+      cwd: APP,
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'db-gateway-test', version: '1' });
+    await client.connect(transport);
+    try {
+      // The search upstream joins the listing once it is up.
+      await eventually(async () =>
+        (await client.listTools()).tools.some((t) => t.name === 'search__reindex_db') ? true : undefined,
+      );
+      const found = await eventually(async () => {
+        const result = (await client.callTool({
+          name: 'search__search',
+          arguments: { query: 'discount codes', top_k: 3 },
+        })) as { content: { text: string }[] };
+        const text = result.content.map((c) => c.text).join('\n');
+        return text.includes('db/shop/main.coupons') ? text : undefined;
+      });
+      expect(found).toContain('db/shop/main.coupons');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('mcpkit search-server --db over stdio lists reindex_db and logs what it read; mcpkit index --db reports it', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
