@@ -14,6 +14,7 @@ import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
+import { createProgressReporter } from './progress.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
@@ -99,12 +100,14 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         const mode = modeFlag(flags);
         if (query.trim() === '') usage('query: the query must not be empty');
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
+        const bar = progressBar(io);
         const index = await CodeIndex.build(resolve(io.cwd, path), {
           ...(model ? { model } : {}),
           // bm25 alone needs no vectors: skip learning them.
           ...(mode === 'bm25' ? { vectors: 'none' as const } : {}),
           onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
-        });
+          ...(bar ? { onProgress: bar.update } : {}),
+        }).finally(() => bar?.done());
         const hits = index.search(query, flags.topK, mode);
         if (flags.json) io.out(`${JSON.stringify(resultsJson(query, hits), null, 2)}\n`);
         else
@@ -118,27 +121,49 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .command('index')
     .description('index a repository and save the index under it (.mcpkit/), for fast starts')
     .argument('<path>', 'the repository')
-    .action(async (path: string) => {
+    .option('--no-vectors', 'save the bm25 index only (no vectors learned from the code)')
+    .action(async (path: string, flags: { vectors: boolean }) => {
       const started = performance.now();
-      const tty = io.stderrIsTTY;
-      // From scratch: this is how a stale or foreign saved index gets replaced.
-      const index = await CodeIndex.build(resolve(io.cwd, path), {
+      const bar = progressBar(io);
+      let indexedMs = 0;
+      // From scratch: this is how a stale or foreign saved index gets replaced. The vectors are saved with it, so
+      // a start with the saved index searches in hybrid mode at once.
+      const { index, done } = CodeIndex.open(resolve(io.cwd, path), {
         saved: false,
-        // The saved file holds chunks; vectors are learned again at load (they are fast to learn, large to store).
-        vectors: 'none',
-        onProgress: (done, total, chunks) => {
-          if (tty && (done % 50 === 0 || done === total))
-            io.err(
-              `\r\x1b[2Kindexing: ${done}/${total} files, ${chunks} chunks, ${((performance.now() - started) / 1000).toFixed(1)} s`,
-            );
-        },
+        vectors: flags.vectors ? 'background' : 'none',
+        onWarning: (m) => io.err(`mcpkit index: ${m}\n`),
+        ...(bar ? { onProgress: bar.update } : {}),
       });
-      if (tty) io.err('\n');
-      const ms = Math.round(performance.now() - started);
+      await done.finally(() => bar?.done());
+      indexedMs = Math.round(performance.now() - started);
+      await index.vectorsReady();
+      const vectorsMs = Math.round(performance.now() - started) - indexedMs;
       const file = await index.save();
       const guarded = describeReport(index.report);
+      const learned = index.hasVectors ? `, vectors in ${vectorsMs} ms` : '';
       io.out(
-        `indexed ${count(index.files, 'file')}, ${count(index.chunks.length, 'chunk')} in ${ms} ms${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
+        `indexed ${count(index.files, 'file')}, ${count(index.chunkCount, 'chunk')} in ${indexedMs} ms${learned}${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
       );
     });
+}
+
+/**
+ * A progress bar on stderr while a repository is indexed, on a terminal only (a log gets the summary line alone);
+ * redrawn at most every 100 ms.
+ */
+function progressBar(
+  io: CliIO,
+): { update(done: number, total: number, chunks: number): void; done(): void } | undefined {
+  if (!io.stderrIsTTY) return undefined;
+  const reporter = createProgressReporter(io);
+  let last = 0;
+  return {
+    update: (done, total, chunks) => {
+      const now = performance.now();
+      if (now - last < 100 && done !== total) return;
+      last = now;
+      reporter.update({ progress: done, total, message: `files indexed, ${count(chunks, 'chunk')}` });
+    },
+    done: () => reporter.done(),
+  };
 }

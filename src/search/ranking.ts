@@ -138,13 +138,14 @@ export interface SearchHit {
 
 /** What the ranking stack knows of an index: its chunks (by document number) and the paths it marks. */
 export interface RankedCorpus {
-  chunks: readonly Chunk[];
+  /** The chunk of a document number with a score. */
+  chunkAt(doc: number): Chunk;
   /** Build output of an indexed TypeScript source ({@link buildOutputs}). */
   twins: ReadonlySet<string>;
   /** Legacy code ({@link legacyFiles}). */
   legacy: ReadonlySet<string>;
-  /** A chunk left out of the results (find_related's own). */
-  exclude?: Chunk | undefined;
+  /** A document left out of the results (find_related's own chunk). */
+  exclude?: number | undefined;
 }
 
 /**
@@ -171,8 +172,8 @@ export function rankChunks(
   const wantsDocs = /\b(docs?|documentation|readme|changelog|guide|history)\b/i.test(query);
   const candidates = topK(raw, Math.max(limit * 10, 50));
   const scored = candidates.flatMap(({ doc, score }) => {
-    const chunk = corpus.chunks[doc] as Chunk;
-    if (chunk === corpus.exclude) return [];
+    if (doc === corpus.exclude) return [];
+    const chunk = corpus.chunkAt(doc);
     let value = score;
     if (chunk.symbols.some((s) => identifiers.has(s.toLowerCase()) || identifiers.has(bareName(s))))
       value *= 1 + weights.definition;

@@ -20,9 +20,11 @@ export interface RepoCacheOptions {
   log: (message: string) => void;
 }
 
-/** A repository in the cache: its index (replaced by a fresh one as files change) and how far its build is. */
+/** A repository in the cache: its index once complete, the index being built meanwhile, and how far it is. */
 export interface CachedRepo {
   index: Promise<CodeIndex>;
+  /** The index while it is built (searchable for the files indexed so far); undefined while a clone is fetched. */
+  live?: CodeIndex;
   progress: { done: number; total: number };
 }
 
@@ -106,13 +108,18 @@ export class RepoCache {
       },
     };
     let checkout: string | undefined;
+    const open = (dir: string) => {
+      const build = CodeIndex.open(dir, buildOptions);
+      entry.live = build.index;
+      return build.done;
+    };
     const index = clone
       ? (async () => {
           checkout = await mkdtemp(join(tmpdir(), 'mcpkit-clone-'));
           await cloneRepo(clone, join(checkout, 'repo'), { env: this.options.env });
-          return CodeIndex.build(join(checkout, 'repo'), buildOptions);
+          return open(join(checkout, 'repo'));
         })()
-      : CodeIndex.build(key, buildOptions);
+      : Promise.resolve().then(() => open(key));
     let watching = (): void => undefined;
     const entry: Entry = {
       index,
@@ -129,7 +136,7 @@ export class RepoCache {
         const ms = Math.round(performance.now() - started);
         const guarded = describeReport(ready.report);
         log(
-          `${clone ? 'cloned and indexed' : 'indexed'} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${ms} ms${guarded ? ` (${guarded})` : ''}`,
+          `${clone ? 'cloned and indexed' : 'indexed'} ${key}: ${ready.files} files, ${ready.chunkCount} chunks in ${ms} ms${guarded ? ` (${guarded})` : ''}`,
         );
         if (!clone && this.options.watch !== false && this.entries.get(key) === entry) {
           this.watch(key, entry, ready);

@@ -13,7 +13,11 @@ export interface SearchServerOptions {
   root: string;
   /** Other directories a call may name as `repo` (the root is always allowed). */
   allowPaths?: readonly string[];
-  /** How long a search waits for an index still being built; default 30 s. */
+  /**
+   * How long a search waits for an index (and its vectors) still being built before it answers from what is there
+   * (the files indexed so far, with `partial: N of M files` in its header; bm25 while vectors are learned);
+   * default 1.5 s.
+   */
   waitMs?: number;
   /** Follow file changes (default true). */
   watch?: boolean;
@@ -67,7 +71,7 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
   const callTool = searchToolsHandler({
     cache,
     locate: repoLocator({ root, allowPaths: options.allowPaths ?? [], env }),
-    waitMs: options.waitMs ?? 30_000,
+    waitMs: options.waitMs ?? 1500,
     ...(options.mode ? { mode: options.mode } : {}),
     ...(options.vectors ? { vectors: options.vectors } : {}),
     ...(options.model ? { model: options.model } : {}),
@@ -96,7 +100,9 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
     ready: async () => {
       const { index } = cache.get(root);
       await cache.watched(root);
-      return index;
+      const ready = await index;
+      await ready.vectorsReady();
+      return ready;
     },
     cached: () => cache.keys(),
     close: () => cache.close(),

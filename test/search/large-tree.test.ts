@@ -1,0 +1,184 @@
+// What a large tree needs, shown on small ones: an answer while the index is built (with how far it is), a saved
+// index that loads instead of being rebuilt, the watcher keeping a loaded index current, and a tree whose
+// .gitignore leaves out everything said so.
+import { mkdir, mkdtemp, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CodeIndex } from '../../src/search/code-index.js';
+import { createSearchServer, type SearchServer } from '../../src/search/search-server.js';
+import { eventually } from '../helpers/eventually.js';
+import { mcpkit, textOf } from './fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcpkit-large-tree-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `count` TypeScript files, `src/mNNN.ts`, each defining `helperNNN`. */
+async function writeModules(root: string, count: number): Promise<void> {
+  await mkdir(join(root, 'src'), { recursive: true });
+  for (let i = 0; i < count; i++) {
+    const n = String(i).padStart(3, '0');
+    await writeFile(
+      join(root, `src/m${n}.ts`),
+      `/** Module ${n}. */\nexport function helper${n}(x: number): number {\n  return x + ${i};\n}\n`,
+    );
+  }
+}
+
+async function connect(server: SearchServer): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await (await server.factory({} as Parameters<McpServerFactory>[0])).connect(serverSide);
+  const client = new Client({ name: 'large-tree-test', version: '1' });
+  await client.connect(clientSide);
+  return client;
+}
+
+describe('a search while the index is built', () => {
+  it('answers from the files indexed so far, in the walker order, and knows how far the build is', async () => {
+    await writeModules(dir, 4);
+    const seen: string[][] = [];
+    const { index, done } = CodeIndex.open(dir, {
+      saved: false,
+      vectors: 'none',
+      onProgress: (files) => {
+        if (files !== 2) return;
+        seen.push([
+          ...['helper000', 'helper001'].map((q) => index.search(q, 1)[0]?.chunk.path ?? '-'),
+          String(index.hasFile('src/m003.ts')),
+        ]);
+        seen.push([`${index.progress.done} of ${index.progress.total}`, String(index.complete)]);
+      },
+    });
+    await done;
+    expect(seen).toEqual([
+      ['src/m000.ts', 'src/m001.ts', 'false'],
+      ['2 of 4', 'false'],
+    ]);
+    expect(index.complete).toBe(true);
+    expect(index.search('helper003', 1)[0]?.chunk.path).toBe('src/m003.ts');
+  });
+
+  it('the search tool answers at once with "partial: N of M files" and progress, never "try again"', async () => {
+    await writeModules(dir, 300);
+    const server = createSearchServer({ root: dir, env: {}, log: () => undefined, waitMs: 0 });
+    const client = await connect(server);
+    try {
+      const progress: { progress: number; message?: string | undefined }[] = [];
+      const early = textOf(
+        await client.callTool(
+          { name: 'search', arguments: { query: 'helper299', top_k: 1 } },
+          { onprogress: (p) => progress.push(p) },
+        ),
+      );
+      expect(early.split('\n')[0]).toMatch(
+        /^(Search results for: "helper299" \(mode=bm25, partial: \d+ of (\d+|\?) files\)|No results found\. \(partial: \d+ of (\d+|\?) files indexed so far\))$/,
+      );
+      expect(progress[0]?.message).toBe('indexing');
+      await server.ready();
+      const later = textOf(
+        await client.callTool({ name: 'search', arguments: { query: 'helper299', top_k: 1 } }),
+      );
+      expect(later.split('\n').slice(0, 3)).toEqual([
+        'Search results for: "helper299" (mode=hybrid)',
+        '',
+        '1. src/m299.ts:1-4 (score=1.000)',
+      ]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+describe('a saved index', () => {
+  it('is reused after a restart without chunking again: what was saved is what is searched', async () => {
+    await writeModules(dir, 3);
+    const file = join(dir, 'src/m001.ts');
+    await utimes(file, 1_700_000_000, 1_700_000_000);
+    await (await CodeIndex.build(dir, { saved: false })).save();
+    // Same size, same mtime, other words: a reused index still knows the saved words, a rebuilt one would not.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('helper001', 'renamed01'));
+    await utimes(file, 1_700_000_000, 1_700_000_000);
+    let chunked = 0;
+    const warnings: string[] = [];
+    const loaded = await CodeIndex.build(dir, {
+      onProgress: () => chunked++,
+      onWarning: (m) => warnings.push(m),
+    });
+    expect({ chunked, warnings }).toEqual({ chunked: 0, warnings: [] });
+    expect(loaded.search('helper001', 1)[0]?.chunk.path).toBe('src/m001.ts');
+    expect(loaded.search('renamed01', 1)).toEqual([]);
+    // Its vectors came with it: hybrid at once, no learning.
+    expect(loaded.hasVectors).toBe(true);
+    expect(loaded.search('helper002', 1, 'hybrid')[0]?.chunk.path).toBe('src/m002.ts');
+  });
+
+  it('written by another version is rebuilt, with one warning line', async () => {
+    await writeModules(dir, 2);
+    const file = await (await CodeIndex.build(dir, { saved: false })).save();
+    const bytes = await readFile(file);
+    await writeFile(
+      file,
+      Buffer.from(bytes.toString('latin1').replace('"format":2', '"format":1'), 'latin1'),
+    );
+    const warnings: string[] = [];
+    const rebuilt = await CodeIndex.build(dir, { onWarning: (m) => warnings.push(m) });
+    expect(warnings).toEqual([`${file} was written by another version of mcpkit; indexing from scratch`]);
+    expect(rebuilt.search('helper001', 1)[0]?.chunk.path).toBe('src/m001.ts');
+  });
+
+  it('is kept current by the watcher: a changed, an added and a deleted file are searched as they are now', async () => {
+    await writeModules(dir, 3);
+    await (await CodeIndex.build(dir, { saved: false })).save();
+    const lines: string[] = [];
+    const server = createSearchServer({ root: dir, env: {}, log: (m) => lines.push(m) });
+    const client = await connect(server);
+    const top = async (query: string) =>
+      textOf(await client.callTool({ name: 'search', arguments: { query, top_k: 1, mode: 'bm25' } })).split(
+        '\n',
+      )[2];
+    try {
+      await server.ready();
+      expect(lines.filter((line) => line.includes('out of date'))).toEqual([]);
+      await writeFile(join(dir, 'src/m000.ts'), 'export function changedHelper() {\n  return 0;\n}\n');
+      await writeFile(join(dir, 'src/added.ts'), 'export function addedHelper() {\n  return 1;\n}\n');
+      await unlink(join(dir, 'src/m002.ts'));
+      await eventually(async () =>
+        (await top('changedHelper')) === '1. src/m000.ts:1-3 (score=1.000)' ? true : undefined,
+      );
+      await eventually(async () =>
+        (await top('addedHelper'))?.startsWith('1. src/added.ts') ? true : undefined,
+      );
+      // A query for a name gone finds only what shares a word with it (`helper`), never the deleted file.
+      await eventually(async () => (!(await top('helper002'))?.includes('src/m002.ts') ? true : undefined));
+      expect(await top('helper001')).toBe('1. src/m001.ts:1-4 (score=1.000)');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+describe('a tree whose .gitignore leaves out everything at its top', () => {
+  it('is reported naming the file, the line and the rule, in one line', async () => {
+    await writeModules(dir, 2);
+    await mkdir(join(dir, 'lib'));
+    await writeFile(join(dir, 'lib/b.c'), 'int b(void) { return 1; }\n');
+    await writeFile(join(dir, 'Makefile'), 'all:\n\techo\n');
+    // As Debian's linux-source has it.
+    await writeFile(join(dir, '.gitignore'), '# everything but debian/\n/*\n!/debian/\n');
+    const { code, stdout, stderr } = await mcpkit(dir, 'index', dir, '--no-vectors');
+    expect(code).toBe(0);
+    expect(stderr).toBe(
+      `mcpkit index: nothing to index in ${dir}: ${join(dir, '.gitignore')} line 2 ("/*") ignores 3 of the 3 entries at its top; remove that rule or search a directory it does not cover\n`,
+    );
+    expect(stdout).toMatch(/^indexed 0 files, 0 chunks in \d+ ms; saved /);
+  });
+});
