@@ -33,8 +33,13 @@ export interface Bm25Parts extends FrozenPostings {
   alive: Uint8Array;
 }
 
-/** Postings merged into the frozen part once the tail holds this many (a query scans the tail). */
-const TAIL_LIMIT = 1 << 16;
+/**
+ * The tail is merged into the frozen part once it holds this many postings, or a quarter of the frozen part if that
+ * is more: merges cost the postings' size each, so growing the bound with the index keeps a build linear.
+ */
+const TAIL_MIN = 1 << 16;
+/** A query first merges a tail larger than this (scanning it once per query word would cost more). */
+const TAIL_SCAN = 1 << 18;
 
 /**
  * Okapi BM25 over weighted fields (BM25F-style: a field's weight multiplies its term counts). Documents can be
@@ -103,22 +108,34 @@ export class Bm25Index {
 
   /** Adds a document; returns its number (documents are numbered in the order added). */
   add(document: Bm25Document): number {
-    const weighted = new Map<number, number>();
-    const counts = new Map<number, number>();
+    // Counted by string first: a document repeats its words, and the index-wide term table is large and slow to
+    // look up once per token.
+    const local = new Map<string, { weighted: number; count: number }>();
     let length = 0;
     for (const field of document.fields) {
       const weight = field.weight ?? 1;
       for (const term of field.tokens ?? this.tokenizer(field.text)) {
-        const id = this.termId(term);
-        weighted.set(id, (weighted.get(id) ?? 0) + weight);
-        counts.set(id, (counts.get(id) ?? 0) + 1);
+        const seen = local.get(term);
+        if (seen) {
+          seen.weighted += weight;
+          seen.count++;
+        } else local.set(term, { weighted: weight, count: 1 });
         length += weight;
       }
     }
-    const terms = [...weighted.keys()];
-    for (const id of terms) this.df.set(id, this.df.at(id) + 1);
-    this.store.append(terms, [...weighted.values()], [...counts.values()]);
-    if (this.store.tailSize > TAIL_LIMIT) this.store.freeze(this.termNames.length);
+    const terms: number[] = [];
+    const weighted: number[] = [];
+    const counts: number[] = [];
+    for (const [term, seen] of local) {
+      const id = this.termId(term);
+      this.df.set(id, this.df.at(id) + 1);
+      terms.push(id);
+      weighted.push(seen.weighted);
+      counts.push(seen.count);
+    }
+    this.store.append(terms, weighted, counts);
+    if (this.store.tailSize > Math.max(TAIL_MIN, this.store.frozen.docs.length / 4))
+      this.store.freeze(this.termNames.length);
     const doc = this.docs++;
     if (doc >= this.lengths.length) {
       const lengths = new Float32Array(this.lengths.length * 2);
@@ -189,6 +206,7 @@ export class Bm25Index {
 
   /** Every document's score for already tokenized terms, each with a weight (1 for a query's own words). */
   scoreTerms(terms: ReadonlyMap<string, number>): Float64Array {
+    if (this.store.tailSize > TAIL_SCAN) this.store.freeze(this.termNames.length);
     const scores = new Float64Array(this.docs);
     const { k1, b, lengths, alive } = this;
     const averageLength = this.liveDocs > 0 ? this.liveLength / this.liveDocs || 1 : 1;
