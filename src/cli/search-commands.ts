@@ -24,6 +24,8 @@ interface ServerFlags extends ServeFlags {
   mode?: string;
   /** commander's `--no-vectors`: false when given. */
   vectors: boolean;
+  /** commander's `--no-save-index`: false when given. */
+  saveIndex: boolean;
 }
 
 /** `--mode` checked: a known mode, and vectors for the two that need them. */
@@ -52,6 +54,10 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     )
     .option('--mode <mode>', 'the mode of a search that names none: hybrid (default), semantic or bm25')
     .option('--no-vectors', NO_VECTORS)
+    .option(
+      '--no-save-index',
+      'do not save the index in the user cache directory (it is rebuilt at every start)',
+    )
     .action(async (path: string | undefined, flags: ServerFlags) => {
       checkServeFlags('search-server', flags);
       const mode = modeFlag(flags);
@@ -63,6 +69,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         const server = createSearchServer({
           ...(model ? { model } : {}),
           ...(flags.vectors ? {} : { vectors: 'none' as const }),
+          saveIndex: flags.saveIndex,
           mode,
           root,
           allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Bm25Index } from './bm25.js';
 import { DocVectors, type Embedder } from './chunk-vectors.js';
 import type { Chunk } from './chunker.js';
@@ -6,6 +7,7 @@ import { chunkAll, chunksOf, type IndexReport, stampOf } from './file-chunks.js'
 import {
   type ChunkPlace,
   type FileStamp,
+  INDEX_FILE,
   loadSavedIndex,
   type SavedIndex,
   saveIndex,
@@ -106,6 +108,10 @@ export class CodeIndex {
   complete = false;
   /** What the build left out or could not parse. */
   report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
+  /** The saved index this one started from, if any. */
+  loadedFrom: string | undefined;
+  /** Whether files were indexed or dropped since the index was built, loaded or saved. */
+  unsaved = false;
 
   private constructor(readonly root: string) {}
 
@@ -164,8 +170,10 @@ export class CodeIndex {
     const saved = options.saved === false ? undefined : await loadSavedIndex(root, options.indexFile);
     if (typeof saved === 'string') warn(`${saved}; indexing from scratch`);
     let reused = false;
-    if (typeof saved === 'object') reused = await this.reuse(saved, files, options);
-    else {
+    if (typeof saved === 'object') {
+      this.loadedFrom = options.indexFile ?? join(root, INDEX_FILE);
+      reused = await this.reuse(saved, files, options);
+    } else {
       let chunks = 0;
       this.report = await chunkAll(root, files, this.twins, (file, made) => {
         if (made) this.addFile(file, made);
@@ -223,6 +231,7 @@ export class CodeIndex {
       options.onWarning?.(
         `the saved index of ${this.root} is out of date (${changed.length} files new or changed, ${gone.length} gone); re-indexed those`,
       );
+    this.unsaved = changed.length > 0 || gone.length > 0;
     return withVectors;
   }
 
@@ -251,6 +260,7 @@ export class CodeIndex {
     // Documents from another source are not files: they are added again by their source at start.
     for (const doc of this.held.keys()) places[doc] = undefined;
     const corpus = this.source && 'corpus' in this.source ? this.source.corpus : undefined;
+    this.unsaved = false;
     return saveIndex(
       this.root,
       {
@@ -319,6 +329,7 @@ export class CodeIndex {
   }
 
   private addFile(file: WalkedFile, chunks: readonly Chunk[]): void {
+    this.unsaved = true;
     const pathTokens = tokenize(file.path);
     this.fileDocs.set(
       file.path,
@@ -367,6 +378,7 @@ export class CodeIndex {
   }
 
   private removeFile(path: string): void {
+    if (this.stamps.has(path)) this.unsaved = true;
     for (const doc of this.fileDocs.get(path) ?? []) this.removeDoc(doc);
     this.fileDocs.delete(path);
     this.stamps.delete(path);

@@ -21,6 +21,12 @@ export interface SearchServerOptions {
   waitMs?: number;
   /** Follow file changes (default true). */
   watch?: boolean;
+  /**
+   * Save each indexed directory's index under the user's cache directory (`$MCPKIT_CACHE_DIR`, else
+   * `$XDG_CACHE_HOME/mcpkit`, else `~/.cache/mcpkit`; keyed by the directory's real path) once built and a few
+   * seconds after changes, and start from it next time; default true. Nothing is saved when `env` names no home.
+   */
+  saveIndex?: boolean;
   /** A static embedding model (`--model DIR`): semantic and hybrid modes, hybrid by default. */
   model?: StaticModel;
   /** The mode of a search that names none; default `hybrid` (`bm25` with vectors off). */
@@ -64,6 +70,7 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
     build: { ...(options.model ? { model: options.model } : {}), vectors: options.vectors ?? 'background' },
     capacity: cacheCapacity(env, log),
     ...(options.watch === undefined ? {} : { watch: options.watch }),
+    saveIndex: options.saveIndex ?? true,
     env,
     log,
   });

@@ -1,7 +1,7 @@
 // What a large tree needs, shown on small ones: an answer while the index is built (with how far it is), a saved
 // index that loads instead of being rebuilt, the watcher keeping a loaded index current, and a tree whose
 // .gitignore leaves out everything said so.
-import { mkdir, mkdtemp, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
@@ -162,6 +162,50 @@ describe('a saved index', () => {
     } finally {
       await client.close();
       await server.close();
+    }
+  });
+});
+
+describe('the search server', () => {
+  it('saves its index in the user cache directory and starts from it next time, leaving the tree clean', async () => {
+    await writeModules(dir, 3);
+    const cache = join(dir, '..', `${dir.split('/').pop()}-cache`);
+    const env = { MCPKIT_CACHE_DIR: cache };
+    try {
+      const first: string[] = [];
+      const one = createSearchServer({ root: dir, env, log: (m) => first.push(m) });
+      await one.ready();
+      const saved = await eventually(async () => {
+        const files = await readdir(join(cache, 'search')).catch(() => []);
+        return files.length > 0 ? files : undefined;
+      });
+      await one.close();
+      expect(saved).toEqual([expect.stringMatching(/^mcpkit-large-tree-\w+-[0-9a-f]{16}\.bin$/)]);
+      expect(await readdir(dir)).toEqual(['src']);
+      const second: string[] = [];
+      const two = createSearchServer({ root: dir, env, log: (m) => second.push(m) });
+      const client = await connect(two);
+      try {
+        await two.ready();
+        expect(second[0]).toMatch(
+          new RegExp(
+            `^loaded the saved index of ${dir} \\(${join(cache, 'search')}/.+\\.bin\\): 3 files, 3 chunks in \\d+ ms$`,
+          ),
+        );
+        const answer = textOf(
+          await client.callTool({ name: 'search', arguments: { query: 'helper002', top_k: 1 } }),
+        );
+        expect(answer.split('\n').slice(0, 3)).toEqual([
+          'Search results for: "helper002" (mode=hybrid)',
+          '',
+          '1. src/m002.ts:1-4 (score=1.000)',
+        ]);
+      } finally {
+        await client.close();
+        await two.close();
+      }
+    } finally {
+      await rm(cache, { recursive: true, force: true });
     }
   });
 });
