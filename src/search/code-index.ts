@@ -149,6 +149,10 @@ export class CodeIndex {
   private async fill(options: BuildOptions): Promise<void> {
     const { root } = this;
     const warn = (message: string) => options.onWarning?.(message);
+    // A saved index is taken first: it answers while the tree is walked and checked against it.
+    const saved = options.saved === false ? undefined : await loadSavedIndex(root, options.indexFile);
+    if (typeof saved === 'string') warn(`${saved}; indexing from scratch`);
+    const withVectors = typeof saved === 'object' && this.adopt(saved, options);
     // The walker does not sniff for binaries: the build reads every file anyway and checks them itself.
     let files = await walk(root, undefined, { sniff: false });
     // A package that ships only built code (dist/) is still code to search: index its build output then.
@@ -167,13 +171,8 @@ export class CodeIndex {
     this.progress.total = files.length;
     this.twins = buildOutputs(files.map((file) => file.path));
     this.legacy = legacyFiles(files.map((file) => file.path));
-    const saved = options.saved === false ? undefined : await loadSavedIndex(root, options.indexFile);
-    if (typeof saved === 'string') warn(`${saved}; indexing from scratch`);
-    let reused = false;
-    if (typeof saved === 'object') {
-      this.loadedFrom = options.indexFile ?? join(root, INDEX_FILE);
-      reused = await this.reuse(saved, files, options);
-    } else {
+    if (typeof saved === 'object') await this.reconcile(files, options);
+    else {
       let chunks = 0;
       this.report = await chunkAll(root, files, this.twins, (file, made) => {
         if (made) this.addFile(file, made);
@@ -186,17 +185,14 @@ export class CodeIndex {
     this.twins = buildOutputs(this.stamps.keys());
     this.legacy = legacyFiles(this.stamps.keys());
     this.complete = true;
-    if (reused || this.source || options.vectors === 'none') return;
+    if (withVectors || (this.source && 'model' in this.source) || options.vectors === 'none') return;
     this.learning = this.learn(warn);
     if (options.vectors !== 'background') await this.learning;
   }
 
-  /** Takes a saved index, then re-reads the files it does not match; whether its vectors came with it. */
-  private async reuse(
-    saved: SavedIndex,
-    files: readonly WalkedFile[],
-    options: BuildOptions,
-  ): Promise<boolean> {
+  /** Takes a saved index as this one's; whether its vectors came with it. */
+  private adopt(saved: SavedIndex, options: BuildOptions): boolean {
+    this.loadedFrom = options.indexFile ?? join(this.root, INDEX_FILE);
     this.bm25 = Bm25Index.fromParts(saved.bm25);
     this.places = saved.chunks;
     saved.chunks.forEach((place, doc) => {
@@ -206,12 +202,20 @@ export class CodeIndex {
       this.fileDocs.set(place.path, list);
     });
     for (const [path, stamp] of saved.files) this.stamps.set(path, stamp);
+    this.twins = buildOutputs(this.stamps.keys());
+    this.legacy = legacyFiles(this.stamps.keys());
+    this.progress.done = this.progress.total = this.stamps.size;
     const withVectors = saved.vectors !== undefined && !this.source && options.vectors !== 'none';
     if (withVectors && saved.vectors) {
       const corpus = CorpusVectors.fromModel(saved.vectors.model);
       this.vectors = DocVectors.fromBytes(corpus.dimensions, saved.vectors.rows);
       this.source = { corpus };
     }
+    return withVectors;
+  }
+
+  /** Re-reads the files a saved index does not match (new, changed, gone), with a warning saying how many. */
+  private async reconcile(files: readonly WalkedFile[], options: BuildOptions): Promise<void> {
     const walked = new Map(files.map((file) => [file.path, file]));
     const gone = [...this.stamps.keys()].filter((path) => !walked.has(path));
     const changed = files.filter((file) => {
@@ -220,19 +224,16 @@ export class CodeIndex {
     });
     this.progress.done = files.length - changed.length;
     for (const path of gone) this.removeFile(path);
-    const reader = repoFiles(this.root);
-    for (const file of changed) {
+    this.report = await chunkAll(this.root, changed, this.twins, (file, made) => {
       this.removeFile(file.path);
-      const outcome = await chunksOf(reader, file, this.twins.has(file.path));
-      if ('chunks' in outcome) this.addFile(file, outcome.chunks);
+      if (made) this.addFile(file, made);
       options.onProgress?.(++this.progress.done, files.length, this.chunkCount);
-    }
+    });
     if (changed.length > 0 || gone.length > 0)
       options.onWarning?.(
         `the saved index of ${this.root} is out of date (${changed.length} files new or changed, ${gone.length} gone); re-indexed those`,
       );
     this.unsaved = changed.length > 0 || gone.length > 0;
-    return withVectors;
   }
 
   /** Learns corpus vectors from the postings; documents added meanwhile are encoded after. */

@@ -146,7 +146,7 @@ export function searchToolsHandler(
     }
     const used: SearchMode = index.hasVectors ? mode : 'bm25';
     const hits = index.search(query, limit, used);
-    const so = partial ? ` (${partial} indexed so far)` : '';
+    const so = partial ? ` (${partial})` : '';
     if (hits.length === 0) return textResult(`No results found.${so}`);
     return textResult(
       formatResults(
@@ -231,6 +231,8 @@ async function waitForIndex(
           'SERVER_UNAVAILABLE',
           `${key} is still being cloned; search it again in a few seconds`,
         );
+      // A saved index answers whole while the tree is checked against it; a new one answers for the files so far.
+      if (live.loadedFrom) return { index: live, partial: 'saved index; checking files for changes' };
       const { done, total } = live.progress;
       const files = `${done.toLocaleString('en-US')} of ${total ? total.toLocaleString('en-US') : '?'} files`;
       return { index: live, partial: `partial: ${files}` };
