@@ -246,7 +246,8 @@ export class CodeIndex {
       const learned = corpus.matrix.length / k;
       for (let doc = 0; doc < learned; doc++)
         vectors.set(doc, corpus.matrix.subarray(doc * k, (doc + 1) * k));
-      this.source = { corpus };
+      // The model alone is kept: the float matrix of the documents is as large as their int8 rows four times.
+      this.source = { corpus: CorpusVectors.fromModel(corpus.model()) };
       this.vectors = vectors;
       for (let doc = learned; doc < this.bm25.size; doc++) if (this.bm25.has(doc)) this.encodeDoc(doc);
     } catch (error) {
@@ -420,14 +421,15 @@ export class CodeIndex {
     ranking: Partial<RankingWeights> = {},
   ): SearchHit[] {
     const weights = { ...DEFAULT_RANKING, ...ranking };
-    const lexical = this.bm25.scores(query);
     const { vectors, source } = this;
-    if (mode === 'bm25' || !vectors || !source) return this.ranked(lexical, query, limit, undefined, weights);
+    if (mode === 'bm25' || !vectors || !source)
+      return this.ranked(this.bm25.scores(query), query, limit, undefined, weights);
     const encoded = 'model' in source ? source.model.encode(query) : source.corpus.encode(tokenize(query));
     const semantic = vectors.cosines(encoded, this.bm25.size);
     if (this.bm25.live < this.bm25.size)
       for (let doc = 0; doc < semantic.length; doc++) if (!this.bm25.has(doc)) semantic[doc] = 0;
     if (mode === 'semantic') return this.ranked(semantic, query, limit, undefined, weights);
+    const lexical = this.bm25.scores(query);
     return this.ranked(mix(lexical, semantic, weights.semantic), query, limit, undefined, weights);
   }
 

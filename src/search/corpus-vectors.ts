@@ -241,15 +241,19 @@ export class CorpusVectors {
     await yieldToLoop();
     // A document's vector is its row of X V (the same weights encode() gives a new text), unit length; every
     // document is projected, sampled or not.
-    const all = new Int32Array(matrix.documents);
-    for (let d = 0; d < all.length; d++) all[d] = d;
-    const projected = multiplyRows({ ...sample, rowOf: all, rowCount: matrix.documents }, basis, k);
+    // Accumulated in float32 (the rows are normalised right after; float64 would double the largest array here).
     const out = new Float32Array(matrix.documents * k);
+    for (let t = 0; t < terms; t++)
+      for (let p = colStart[t] as number; p < (colStart[t + 1] as number); p++) {
+        const at = (rows[p] as number) * k;
+        const v = value[p] as number;
+        for (let j = 0; j < k; j++) out[at + j] = (out[at + j] as number) + v * (basis[t * k + j] as number);
+      }
     for (let d = 0; d < matrix.documents; d++) {
       let norm = 0;
-      for (let j = 0; j < k; j++) norm += (projected[d * k + j] as number) ** 2;
+      for (let j = 0; j < k; j++) norm += (out[d * k + j] as number) ** 2;
       norm = Math.sqrt(norm) || 1;
-      for (let j = 0; j < k; j++) out[d * k + j] = (projected[d * k + j] as number) / norm;
+      for (let j = 0; j < k; j++) out[d * k + j] = (out[d * k + j] as number) / norm;
     }
     return new CorpusVectors(vocabulary, idf, basis, k, out);
   }

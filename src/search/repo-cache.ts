@@ -184,7 +184,7 @@ export class RepoCache {
         } else watching();
         const learning = performance.now();
         void ready.vectorsReady().then(() => {
-          if (ready.hasVectors && !this.options.build.model)
+          if (ready.hasVectors && !this.options.build.model && !ready.loadedFrom)
             log(`learned vectors from ${key} in ${Math.round(performance.now() - learning)} ms`);
         });
       },
