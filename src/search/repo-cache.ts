@@ -31,6 +31,8 @@ export interface CachedRepo {
   index: Promise<CodeIndex>;
   /** The index while it is built (searchable for the files indexed so far); undefined while a clone is fetched. */
   live?: CodeIndex;
+  /** Settles once `live` is there (a clone fetched). */
+  started: Promise<void>;
   progress: { done: number; total: number };
 }
 
@@ -139,11 +141,13 @@ export class RepoCache {
       },
     };
     let checkout: string | undefined;
+    let began = (): void => undefined;
     const cacheFile = !clone && this.options.saveIndex ? cachedIndexFile(key, this.options.env) : undefined;
     const open = async (dir: string) => {
       const indexFile = cacheFile ? await newestSavedIndex(dir, cacheFile) : undefined;
       const build = CodeIndex.open(dir, { ...buildOptions, ...(indexFile ? { indexFile } : {}) });
       entry.live = build.index;
+      began();
       return build.done;
     };
     const index = clone
@@ -157,6 +161,9 @@ export class RepoCache {
     const entry: Entry = {
       index,
       progress,
+      started: new Promise<void>((settle) => {
+        began = settle;
+      }),
       watching: new Promise<void>((settle) => {
         watching = settle;
       }),

@@ -189,6 +189,9 @@ function parsed<T extends z.ZodType>(schema: T, args: Record<string, unknown>): 
   throw refuse(result.error.issues[0]?.message ?? 'invalid arguments');
 }
 
+/** How long a call waits for a repository to be cloned before it says so. */
+const CLONE_WAIT_MS = 30_000;
+
 /** The index a call searches, and how far its build is when it is not complete. */
 interface Searched {
   index: CodeIndex;
@@ -221,9 +224,20 @@ async function waitForIndex(
     const waited = new Promise<undefined>((done) => {
       timer = setTimeout(() => done(undefined), waitMs);
     });
-    const index = await Promise.race([repo.index, waited]).catch((error: Error) => {
+    const failed = (error: Error) => {
       throw new McpkitError('IO', `cannot index ${key}: ${error.message}`);
-    });
+    };
+    let index = await Promise.race([repo.index, waited]).catch(failed);
+    // A clone has nothing to answer from until it is fetched: wait for that (within CLONE_WAIT_MS).
+    if (!index && !repo.live) {
+      let cloneTimer: NodeJS.Timeout | undefined;
+      const cloneWaited = new Promise<undefined>((done) => {
+        cloneTimer = setTimeout(() => done(undefined), CLONE_WAIT_MS);
+      });
+      index = await Promise.race([repo.index, repo.started.then(() => undefined), cloneWaited])
+        .catch(failed)
+        .finally(() => clearTimeout(cloneTimer));
+    }
     if (!index) {
       const live = repo.live;
       if (!live)

@@ -177,7 +177,8 @@ describe('the search server', () => {
       await one.ready();
       const saved = await eventually(async () => {
         const files = await readdir(join(cache, 'search')).catch(() => []);
-        return files.length > 0 ? files : undefined;
+        // Written atomically: a temp file first, renamed once complete.
+        return files.some((file) => file.endsWith('.bin')) ? files : undefined;
       });
       await one.close();
       expect(saved).toEqual([expect.stringMatching(/^mcpkit-large-tree-\w+-[0-9a-f]{16}\.bin$/)]);
