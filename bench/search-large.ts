@@ -67,7 +67,15 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
       });
       return ((result.content as { text: string }[])[0]?.text ?? '').split('\n')[0] as string;
     };
-    return { server, ask, logs, close: async () => (await client.close(), await server.close()) };
+    return {
+      server,
+      ask,
+      logs,
+      close: async () => {
+        await client.close();
+        await server.close();
+      },
+    };
   };
   const out: Record<string, unknown> = {};
   const t0 = performance.now();
