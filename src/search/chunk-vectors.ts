@@ -56,25 +56,24 @@ export class DocVectors {
     const k = this.dimensions;
     const scores = new Float64Array(size);
     if (k === 0) return scores;
-    const q = Int32Array.from(query, (x) => Math.round(x * SCALE * 256));
+    // Float query against int8 rows: V8 multiplies doubles faster than it widens int8 × int32 (measured).
+    const q = Float64Array.from(query, (x) => x / SCALE);
     const data = this.data;
     const rows = Math.min(size, this.rows);
-    const unit = 1 / (SCALE * SCALE * 256);
-    for (let i = 0; i < rows; i++) {
-      const base = i * k;
+    const whole = k - (k % 4);
+    for (let i = 0, base = 0; i < rows; i++, base += k) {
       let a = 0;
       let b = 0;
       let c = 0;
       let d = 0;
-      let j = 0;
-      for (; j + 3 < k; j += 4) {
+      for (let j = 0; j < whole; j += 4) {
         a += (data[base + j] as number) * (q[j] as number);
         b += (data[base + j + 1] as number) * (q[j + 1] as number);
         c += (data[base + j + 2] as number) * (q[j + 2] as number);
         d += (data[base + j + 3] as number) * (q[j + 3] as number);
       }
-      for (; j < k; j++) a += (data[base + j] as number) * (q[j] as number);
-      const dot = (a + b + c + d) * unit;
+      for (let j = whole; j < k; j++) a += (data[base + j] as number) * (q[j] as number);
+      const dot = a + b + c + d;
       scores[i] = dot > 0 ? dot : 0;
     }
     return scores;
