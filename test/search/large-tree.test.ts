@@ -4,9 +4,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/run.js';
 import { CodeIndex } from '../../src/search/code-index.js';
 import { createSearchServer, type SearchServer } from '../../src/search/search-server.js';
 import { eventually } from '../helpers/eventually.js';
@@ -208,6 +210,35 @@ describe('the search server', () => {
     } finally {
       await rm(cache, { recursive: true, force: true });
     }
+  });
+});
+
+describe('mcpkit index on a terminal', () => {
+  it('draws a progress bar on stderr and clears it; a log gets none', async () => {
+    await writeModules(dir, 3);
+    const runIndex = async (tty: boolean) => {
+      let stderr = '';
+      let stdout = '';
+      const code = await run(['index', dir, '--no-vectors'], {
+        out: (text) => {
+          stdout += text;
+        },
+        err: (text) => {
+          stderr += text;
+        },
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '' },
+        stdin: Readable.from([]),
+        stderrIsTTY: tty,
+      });
+      return { code, stdout, stderr };
+    };
+    const terminal = await runIndex(true);
+    expect(terminal.code).toBe(0);
+    expect(terminal.stderr).toContain('\r\x1b[2K[########################] 3/3 files indexed, 3 chunks');
+    expect(terminal.stderr.endsWith('\r\x1b[2K')).toBe(true);
+    expect(terminal.stdout).toMatch(/^indexed 3 files, 3 chunks in \d+ ms; saved /);
+    expect((await runIndex(false)).stderr).toBe('');
   });
 });
 
