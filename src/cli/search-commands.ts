@@ -108,8 +108,10 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         if (query.trim() === '') usage('query: the query must not be empty');
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
         const bar = progressBar(io);
+        const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);
         const index = await CodeIndex.build(resolve(io.cwd, path), {
           ...(model ? { model } : {}),
+          ...(budget > 0 ? { memoryLimitMb: budget } : {}),
           // bm25 alone needs no vectors: skip learning them.
           ...(mode === 'bm25' ? { vectors: 'none' as const } : {}),
           onWarning: (m) => io.err(`mcpkit query: ${m}\n`),
@@ -135,8 +137,10 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       let indexedMs = 0;
       // From scratch: this is how a stale or foreign saved index gets replaced. The vectors are saved with it, so
       // a start with the saved index searches in hybrid mode at once.
+      const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);
       const { index, done } = CodeIndex.open(resolve(io.cwd, path), {
         saved: false,
+        ...(budget > 0 ? { memoryLimitMb: budget } : {}),
         vectors: flags.vectors ? 'background' : 'none',
         onWarning: (m) => io.err(`mcpkit index: ${m}\n`),
         ...(bar ? { onProgress: bar.update } : {}),

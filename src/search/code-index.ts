@@ -60,7 +60,15 @@ export interface BuildOptions {
   onWarning?: (message: string) => void;
   /** After each file: files done, files in all, chunks so far. */
   onProgress?: (done: number, total: number, chunks: number) => void;
+  /**
+   * The process's RSS, in MB, past which a build stops reading files and learns no vectors: it searches what it has
+   * indexed, with one warning, instead of running out of memory; default 1,400 (`MCPKIT_SEARCH_MEMORY_MB`).
+   */
+  memoryLimitMb?: number;
 }
+
+/** The memory budget of a build unless told otherwise (a 1.5 GB goal for the Linux kernel's 78k files). */
+export const MEMORY_LIMIT_MB = 1400;
 
 /** A build under way: the index (searchable at once for what is indexed so far) and when it is complete. */
 export interface IndexBuild {
@@ -112,6 +120,8 @@ export class CodeIndex {
   loadedFrom: string | undefined;
   /** Whether files were indexed or dropped since the index was built, loaded or saved. */
   unsaved = false;
+  /** Whether the build stopped at its memory budget (the index holds the files read until then). */
+  overBudget = false;
 
   private constructor(readonly root: string) {}
 
@@ -174,18 +184,40 @@ export class CodeIndex {
     if (typeof saved === 'object') await this.reconcile(files, options);
     else {
       let chunks = 0;
-      this.report = await chunkAll(root, files, this.twins, (file, made) => {
-        if (made) this.addFile(file, made);
-        chunks += made?.length ?? 0;
-        options.onProgress?.(++this.progress.done, files.length, chunks);
-      });
+      const limit = options.memoryLimitMb ?? MEMORY_LIMIT_MB;
+      this.report = await chunkAll(
+        root,
+        files,
+        this.twins,
+        (file, made) => {
+          if (this.overBudget) return;
+          if (made) this.addFile(file, made);
+          chunks += made?.length ?? 0;
+          const done = ++this.progress.done;
+          options.onProgress?.(done, files.length, chunks);
+          // Checked now and then (it is a system call): the first file, then every 128.
+          if (done % 128 === 1 && process.memoryUsage.rss() > limit * 1024 * 1024) {
+            this.overBudget = true;
+            warn(
+              `stopped indexing ${root} at ${done} of ${files.length} files: the process uses ${Math.round(process.memoryUsage.rss() / 1048576)} MB, over its ${limit} MB budget (MCPKIT_SEARCH_MEMORY_MB); searching those files with bm25 only`,
+            );
+          }
+        },
+        () => this.overBudget,
+      );
     }
     this.bm25.parts();
     // Ranking marks what is indexed (a walked file that turned out binary is not).
     this.twins = buildOutputs(this.stamps.keys());
     this.legacy = legacyFiles(this.stamps.keys());
     this.complete = true;
-    if (withVectors || (this.source && 'model' in this.source) || options.vectors === 'none') return;
+    if (
+      withVectors ||
+      (this.source && 'model' in this.source) ||
+      options.vectors === 'none' ||
+      this.overBudget
+    )
+      return;
     this.learning = this.learn(warn);
     if (options.vectors !== 'background') await this.learning;
   }

@@ -95,12 +95,15 @@ export async function chunkAll(
   files: readonly WalkedFile[],
   twins: ReadonlySet<string>,
   commit: (file: WalkedFile, chunks: Chunk[] | undefined) => void,
+  /** Asked before each file is read: true leaves the rest unread (a memory budget reached). */
+  stop: () => boolean = () => false,
 ): Promise<IndexReport> {
   const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
   const reader = repoFiles(root);
   const waiting = new Map<number, Chunk[] | undefined>();
   let next = 0;
   await mapConcurrent(files, CONCURRENCY, async (file, i) => {
+    if (stop()) return;
     const outcome = await chunksOf(reader, file, twins.has(file.path));
     let chunks: Chunk[] | undefined;
     if ('chunks' in outcome) {

@@ -110,7 +110,8 @@ export class RepoCache {
       void entry.index
         .then(async (index) => {
           await index.vectorsReady();
-          if (this.entries.get(key) !== entry || !index.unsaved) return;
+          // An index stopped at its memory budget is not saved: the next start would take it for the whole tree.
+          if (this.entries.get(key) !== entry || !index.unsaved || index.overBudget) return;
           await index.save(file);
         })
         .catch((error: Error) => this.options.log(`cannot save the index of ${key}: ${error.message}`));
@@ -132,8 +133,10 @@ export class RepoCache {
     const { log } = this.options;
     const progress = { done: 0, total: 0 };
     const started = performance.now();
+    const budget = Number(this.options.env.MCPKIT_SEARCH_MEMORY_MB);
     const buildOptions: BuildOptions = {
       ...this.options.build,
+      ...(budget > 0 ? { memoryLimitMb: budget } : {}),
       onWarning: log,
       onProgress: (done, total) => {
         progress.done = done;

@@ -213,6 +213,29 @@ describe('the search server', () => {
   });
 });
 
+describe('a build over its memory budget', () => {
+  it('stops reading files, says so in one line, and searches what it indexed with bm25', async () => {
+    await writeModules(dir, 3);
+    const warnings: string[] = [];
+    // Any process is over 1 MB: the budget is reached at the first check, after the first file.
+    const index = await CodeIndex.build(dir, {
+      saved: false,
+      memoryLimitMb: 1,
+      onWarning: (m) => warnings.push(m),
+    });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^stopped indexing ${dir} at 1 of 3 files: the process uses \\d+ MB, over its 1 MB budget \\(MCPKIT_SEARCH_MEMORY_MB\\); searching those files with bm25 only$`,
+        ),
+      ),
+    ]);
+    expect(index.files).toBe(1);
+    expect(index.hasVectors).toBe(false);
+    expect(index.search('helper000', 1)[0]?.chunk.path).toBe('src/m000.ts');
+  });
+});
+
 describe('mcpkit index on a terminal', () => {
   it('draws a progress bar on stderr and clears it; a log gets none', async () => {
     await writeModules(dir, 3);
