@@ -294,13 +294,16 @@ export class CodeIndex {
     // Documents from another source are not files: they are added again by their source at start.
     for (const doc of this.held.keys()) places[doc] = undefined;
     const corpus = this.source && 'corpus' in this.source ? this.source.corpus : undefined;
+    const parts = this.bm25.parts();
+    const alive = this.held.size > 0 ? Uint8Array.from(parts.alive) : parts.alive;
+    for (const doc of this.held.keys()) alive[doc] = 0;
     this.unsaved = false;
     return saveIndex(
       this.root,
       {
         files: this.stamps,
         chunks: places,
-        bm25: this.bm25.parts(),
+        bm25: { ...parts, alive },
         ...(corpus && this.vectors ? { vectors: { model: corpus.model(), rows: this.vectors.bytes() } } : {}),
       },
       file,

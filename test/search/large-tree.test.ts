@@ -122,6 +122,28 @@ describe('a saved index', () => {
     expect(loaded.search('helper002', 1, 'hybrid')[0]?.chunk.path).toBe('src/m002.ts');
   });
 
+  it('takes documents from another source (a database schema) beside the files, and saves only the files', async () => {
+    await writeModules(dir, 2);
+    const index = await CodeIndex.build(dir, { saved: false, vectors: 'none' });
+    const table = {
+      path: 'db/orders.sql',
+      startLine: 1,
+      endLine: 3,
+      language: 'sql',
+      symbols: ['orders'],
+      content: 'CREATE TABLE orders (\n  id integer primary key\n);',
+    };
+    index.addDocuments('db', [table]);
+    expect(index.search('orders', 1)[0]?.chunk).toEqual(table);
+    index.addDocuments('db', []);
+    expect(index.search('orders', 1)).toEqual([]);
+    index.addDocuments('db', [table]);
+    await index.save();
+    const loaded = await CodeIndex.build(dir, { vectors: 'none' });
+    expect(loaded.search('orders', 1)).toEqual([]);
+    expect(loaded.search('helper001', 1)[0]?.chunk.path).toBe('src/m001.ts');
+  });
+
   it('written by another version is rebuilt, with one warning line', async () => {
     await writeModules(dir, 2);
     const file = await (await CodeIndex.build(dir, { saved: false })).save();
