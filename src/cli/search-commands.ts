@@ -2,9 +2,11 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   CodeIndex,
+  cachedIndexFile,
   createSearchServer,
   describeReport,
   formatResults,
+  newestSavedIndex,
   resultsJson,
   SEARCH_MODES,
   type SearchMode,
@@ -109,7 +111,11 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
         const bar = progressBar(io);
         const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);
-        const index = await CodeIndex.build(resolve(io.cwd, path), {
+        const root = resolve(io.cwd, path);
+        // The newer of the repository's own saved index and the one a search server keeps in the user cache.
+        const indexFile = await newestSavedIndex(root, cachedIndexFile(root, io.env));
+        const index = await CodeIndex.build(root, {
+          ...(indexFile ? { indexFile } : {}),
           ...(model ? { model } : {}),
           ...(budget > 0 ? { memoryLimitMb: budget } : {}),
           // bm25 alone needs no vectors: skip learning them.

@@ -4,6 +4,7 @@ export { type Chunk, chunkFile } from './chunker.js';
 export { type BuildOptions, CodeIndex, SEARCH_MODES, type SearchHit, type SearchMode } from './code-index.js';
 export { CorpusVectors, type CorpusVectorsOptions } from './corpus-vectors.js';
 export { describeReport, type IndexReport } from './file-chunks.js';
+export { cachedIndexFile, newestSavedIndex } from './index-cache.js';
 export { type LanguageSpec, languageOf } from './languages.js';
 export { DEFAULT_RANKING, type RankingWeights } from './ranking.js';
 export { formatResults, type ResultJson, resultsJson, shownScores } from './results.js';
