@@ -122,6 +122,11 @@ export class CodeIndex {
   unsaved = false;
   /** Whether the build stopped at its memory budget (the index holds the files read until then). */
   overBudget = false;
+  private markUsable: () => void = () => undefined;
+  /** Settles once the index can answer whole: a saved index taken, or the build complete. */
+  readonly usable = new Promise<void>((settle) => {
+    this.markUsable = settle;
+  });
 
   private constructor(readonly root: string) {}
 
@@ -211,6 +216,7 @@ export class CodeIndex {
     this.twins = buildOutputs(this.stamps.keys());
     this.legacy = legacyFiles(this.stamps.keys());
     this.complete = true;
+    this.markUsable();
     if (
       withVectors ||
       (this.source && 'model' in this.source) ||
@@ -237,6 +243,7 @@ export class CodeIndex {
     this.twins = buildOutputs(this.stamps.keys());
     this.legacy = legacyFiles(this.stamps.keys());
     this.progress.done = this.progress.total = this.stamps.size;
+    this.markUsable();
     const withVectors = saved.vectors !== undefined && !this.source && options.vectors !== 'none';
     if (withVectors && saved.vectors) {
       const corpus = CorpusVectors.fromModel(saved.vectors.model);

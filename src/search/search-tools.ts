@@ -227,7 +227,11 @@ async function waitForIndex(
     const failed = (error: Error) => {
       throw new McpkitError('IO', `cannot index ${key}: ${error.message}`);
     };
-    let index = await Promise.race([repo.index, waited]).catch(failed);
+    // A saved index answers as soon as it is read, before the walk that checks it is done.
+    const usable = repo.started.then(() => repo.live?.usable).then(() => undefined);
+    let index = await Promise.race([repo.index, usable, waited]).catch(failed);
+    // Complete a moment before its promise says so: the same index, whole.
+    if (!index && repo.live?.complete) index = repo.live;
     // A clone has nothing to answer from until it is fetched: wait for that (within CLONE_WAIT_MS).
     if (!index && !repo.live) {
       let cloneTimer: NodeJS.Timeout | undefined;
