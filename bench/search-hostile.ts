@@ -65,7 +65,7 @@ if (only) {
     const ms = performance.now() - started;
     const peakMb = process.resourceUsage().maxRSS / 1024;
     console.log(
-      JSON.stringify({ ms, peakMb, files: index.files, chunks: index.chunks.length, report: index.report }),
+      JSON.stringify({ ms, peakMb, files: index.files, chunks: index.chunkCount, report: index.report }),
     );
   } finally {
     if (!given) rmSync(dir, { recursive: true, force: true });

@@ -85,7 +85,7 @@ if (hasRg)
 rmSync(corpus, { recursive: true, force: true });
 
 console.log(
-  `code search benchmark: ${index.files} files, ${index.chunks.length} chunks (zod, ajv, undici pinned in bench/corpora)`,
+  `code search benchmark: ${index.files} files, ${index.chunkCount} chunks (zod, ajv, undici pinned in bench/corpora)`,
 );
 console.log(
   `  cold index, bm25 only (first in the process, tree-sitter grammars loading): ${firstMs.toFixed(0)} ms, ${((first.files / firstMs) * 1000).toFixed(0)} files/s`,

@@ -4,9 +4,11 @@ import { parseDbTargets } from '../search/db/db-target.js';
 import { withDatabases } from '../search/db/index-databases.js';
 import {
   CodeIndex,
+  cachedIndexFile,
   createSearchServer,
   describeReport,
   formatResults,
+  newestSavedIndex,
   resultsJson,
   SEARCH_MODES,
   type SearchMode,
@@ -16,6 +18,7 @@ import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
+import { createProgressReporter } from './progress.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
@@ -28,6 +31,8 @@ interface ServerFlags extends ServeFlags {
   db: string[];
   dbRefresh?: number;
   dbWatch?: boolean;
+  /** commander's `--no-save-index`: false when given. */
+  saveIndex: boolean;
 }
 
 const DB_HELP =
@@ -69,6 +74,10 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       '--db-watch',
       'PostgreSQL: install a DDL event trigger and LISTEN to see schema changes at once (writes to the database)',
     )
+    .option(
+      '--no-save-index',
+      'do not save the index in the user cache directory (it is rebuilt at every start)',
+    )
     .action(async (path: string | undefined, flags: ServerFlags) => {
       checkServeFlags('search-server', flags);
       const mode = modeFlag(flags);
@@ -80,6 +89,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         const server = createSearchServer({
           ...(model ? { model } : {}),
           ...(flags.vectors ? {} : { vectors: 'none' as const }),
+          saveIndex: flags.saveIndex,
           mode,
           root,
           allowPaths: flags.allowPath.map((p) => resolve(io.cwd, p)),
@@ -139,12 +149,20 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         if (query.trim() === '') usage('query: the query must not be empty');
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
         const warn = (m: string) => io.err(`mcpkit query: ${m}\n`);
-        const built = await CodeIndex.build(resolve(io.cwd, path), {
+        const bar = progressBar(io);
+        const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);
+        const root = resolve(io.cwd, path);
+        // The newer of the repository's own saved index and the one a search server keeps in the user cache.
+        const indexFile = await newestSavedIndex(root, cachedIndexFile(root, io.env));
+        const built = await CodeIndex.build(root, {
+          ...(indexFile ? { indexFile } : {}),
           ...(model ? { model } : {}),
+          ...(budget > 0 ? { memoryLimitMb: budget } : {}),
           // bm25 alone needs no vectors: skip learning them.
           ...(mode === 'bm25' ? { vectors: 'none' as const } : {}),
           onWarning: warn,
-        });
+          ...(bar ? { onProgress: bar.update } : {}),
+        }).finally(() => bar?.done());
         const index = await withDatabases(built, parseDbTargets(flags.db, io.env, io.cwd, warn), warn);
         const hits = index.search(query, flags.topK, mode);
         if (flags.json) io.out(`${JSON.stringify(resultsJson(query, hits), null, 2)}\n`);
@@ -159,37 +177,61 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .command('index')
     .description('index a repository and save the index under it (.mcpkit/), for fast starts')
     .argument('<path>', 'the repository')
+    .option('--no-vectors', 'save the bm25 index only (no vectors learned from the code)')
     .option(
       '--db <url>',
       `${DB_HELP}: checked and reported (schemas are read live by query and search-server, never saved)`,
       collect,
       [],
     )
-    .action(async (path: string, flags: { db: string[] }) => {
+    .action(async (path: string, flags: { vectors: boolean; db: string[] }) => {
       const started = performance.now();
-      const tty = io.stderrIsTTY;
-      // From scratch: this is how a stale or foreign saved index gets replaced.
-      const index = await CodeIndex.build(resolve(io.cwd, path), {
+      const bar = progressBar(io);
+      let indexedMs = 0;
+      // From scratch: this is how a stale or foreign saved index gets replaced. The vectors are saved with it, so
+      // a start with the saved index searches in hybrid mode at once.
+      const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);
+      const { index, done } = CodeIndex.open(resolve(io.cwd, path), {
         saved: false,
-        // The saved file holds chunks; vectors are learned again at load (they are fast to learn, large to store).
-        vectors: 'none',
-        onProgress: (done, total, chunks) => {
-          if (tty && (done % 50 === 0 || done === total))
-            io.err(
-              `\r\x1b[2Kindexing: ${done}/${total} files, ${chunks} chunks, ${((performance.now() - started) / 1000).toFixed(1)} s`,
-            );
-        },
+        ...(budget > 0 ? { memoryLimitMb: budget } : {}),
+        vectors: flags.vectors ? 'background' : 'none',
+        onWarning: (m) => io.err(`mcpkit index: ${m}\n`),
+        ...(bar ? { onProgress: bar.update } : {}),
       });
-      if (tty) io.err('\n');
-      const ms = Math.round(performance.now() - started);
+      await done.finally(() => bar?.done());
+      indexedMs = Math.round(performance.now() - started);
+      await index.vectorsReady();
+      const vectorsMs = Math.round(performance.now() - started) - indexedMs;
       const file = await index.save();
       const guarded = describeReport(index.report);
+      const learned = index.hasVectors ? `, vectors in ${vectorsMs} ms` : '';
       io.out(
-        `indexed ${count(index.files, 'file')}, ${count(index.chunks.length, 'chunk')} in ${ms} ms${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
+        `indexed ${count(index.files, 'file')}, ${count(index.chunkCount, 'chunk')} in ${indexedMs} ms${learned}${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
       );
       const warn = (m: string) => io.err(`mcpkit index: ${m}\n`);
       await withDatabases(index, parseDbTargets(flags.db, io.env, io.cwd, warn), warn, (m) =>
         io.out(`${m}\n`),
       );
     });
+}
+
+/**
+ * A progress bar on stderr while a repository is indexed, on a terminal only (a log gets the summary line alone);
+ * redrawn at most every 100 ms.
+ */
+function progressBar(
+  io: CliIO,
+): { update(done: number, total: number, chunks: number): void; done(): void } | undefined {
+  if (!io.stderrIsTTY) return undefined;
+  const reporter = createProgressReporter(io);
+  let last = 0;
+  return {
+    update: (done, total, chunks) => {
+      const now = performance.now();
+      if (now - last < 100 && done !== total) return;
+      last = now;
+      reporter.update({ progress: done, total, message: `files indexed, ${count(chunks, 'chunk')}` });
+    },
+    done: () => reporter.done(),
+  };
 }

@@ -29,6 +29,7 @@ export {
   homeDirectory,
   SCOPES,
   type Scope,
+  userCacheDir,
   userConfigDir,
 } from './paths.js';
 export {

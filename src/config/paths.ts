@@ -33,3 +33,21 @@ export function configFile(scope: Scope, options: ConfigLocationOptions = {}): s
   if (scope === 'project') return join(options.cwd ?? process.cwd(), '.mcp.json');
   return join(userConfigDir(options.env ?? process.env), 'config.json');
 }
+
+/**
+ * The user cache directory: `$MCPKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/mcpkit`, else the platform's (`~/.cache/mcpkit`,
+ * `~/Library/Caches/mcpkit` on macOS, `%LOCALAPPDATA%\mcpkit\Cache` on Windows). Undefined when `env` names no home
+ * at all (an embedder's empty environment: nothing is written then).
+ */
+export function userCacheDir(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined {
+  if (env.MCPKIT_CACHE_DIR) return env.MCPKIT_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'mcpkit');
+  if (process.platform === 'win32')
+    return env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'mcpkit', 'Cache') : undefined;
+  if (!env.HOME) return undefined;
+  return process.platform === 'darwin'
+    ? join(env.HOME, 'Library', 'Caches', 'mcpkit')
+    : join(env.HOME, '.cache', 'mcpkit');
+}

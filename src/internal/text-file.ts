@@ -14,7 +14,7 @@ export async function readTextIfExists(file: string): Promise<string | undefined
 }
 
 /**
- * Writes `text` to `file` atomically: a temp file in the same directory, fsync, then rename over the
+ * Writes `text` (or binary parts, in order) to `file` atomically: a temp file in the same directory, fsync, then rename over the
  * target. Readers see the old content or the new, never half a file. A symlinked target (dotfile managers
  * link `~/.claude.json` and friends) is resolved first so the link survives and the real file is updated;
  * the existing file's mode is kept (some of these files hold tokens and are 0600). `mode` forces one (and a
@@ -22,7 +22,7 @@ export async function readTextIfExists(file: string): Promise<string | undefined
  */
 export async function writeFileAtomic(
   file: string,
-  text: string,
+  text: string | readonly Uint8Array[],
   options: { mode?: number } = {},
 ): Promise<void> {
   const target = await resolveTarget(file);
@@ -38,7 +38,9 @@ export async function writeFileAtomic(
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(temp, 'wx', mode);
-    await handle.writeFile(text, 'utf8');
+    // Binary content comes in parts (a search index's arrays): written one after another, never joined in memory.
+    if (typeof text === 'string') await handle.writeFile(text, 'utf8');
+    else for (const part of text) await handle.write(part);
     await handle.sync();
     await handle.close();
     handle = undefined;

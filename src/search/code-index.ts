@@ -1,16 +1,17 @@
+import { join } from 'node:path';
 import { Bm25Index } from './bm25.js';
-import {
-  cosines,
-  learnVectors,
-  MAX_VECTOR_CHUNKS,
-  settledVectors,
-  type VectorMatrix,
-  type VectorState,
-  vectorMatrix,
-} from './chunk-vectors.js';
+import { DocVectors, type Embedder } from './chunk-vectors.js';
 import type { Chunk } from './chunker.js';
+import { CorpusVectors } from './corpus-vectors.js';
 import { chunkAll, chunksOf, type IndexReport, stampOf } from './file-chunks.js';
-import { type FileStamp, loadSavedIndex, saveIndex } from './index-store.js';
+import {
+  type ChunkPlace,
+  type FileStamp,
+  INDEX_FILE,
+  loadSavedIndex,
+  type SavedIndex,
+  saveIndex,
+} from './index-store.js';
 import { languageOf } from './languages.js';
 import {
   buildOutputs,
@@ -24,7 +25,15 @@ import {
 import { repoFiles } from './repo-file.js';
 import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
-import { isSkippedDir, type WalkedFile, type WalkOptions, walk, walkOne } from './walk.js';
+import {
+  explainEmpty,
+  isSkippedDir,
+  MAX_BYTES,
+  type WalkedFile,
+  type WalkOptions,
+  walk,
+  walkOne,
+} from './walk.js';
 
 /** Search modes, the default first. Without vectors, `semantic` and `hybrid` rank as `bm25` does. */
 export const SEARCH_MODES = ['hybrid', 'semantic', 'bm25'] as const;
@@ -35,8 +44,10 @@ export type { SearchHit } from './ranking.js';
 
 /** Options for {@link CodeIndex.build}. */
 export interface BuildOptions {
-  /** Use the saved index (`.mcpkit/search-index.json`) where it still matches the files; default true. */
+  /** Use the saved index where it still matches the files; default true. */
   saved?: boolean;
+  /** Where the saved index is read (default `<root>/.mcpkit/search-index.bin`). */
+  indexFile?: string;
   /** A static model (`--model DIR`): chunk vectors for the semantic and hybrid modes. */
   model?: StaticModel;
   /**
@@ -45,195 +56,383 @@ export interface BuildOptions {
    * soon as bm25 is ready and learns them after ({@link CodeIndex.vectorsReady}); `none` indexes for bm25 only.
    */
   vectors?: 'corpus' | 'background' | 'none';
-  /** Why a saved index was not (wholly) used. */
+  /** Why a saved index was not (wholly) used, why nothing was indexed. */
   onWarning?: (message: string) => void;
   /** After each file: files done, files in all, chunks so far. */
   onProgress?: (done: number, total: number, chunks: number) => void;
+  /**
+   * The process's RSS, in MB, past which a build stops reading files and learns no vectors: it searches what it has
+   * indexed, with one warning, instead of running out of memory; default 1,400 (`MCPKIT_SEARCH_MEMORY_MB`).
+   */
+  memoryLimitMb?: number;
 }
 
+/** The memory budget of a build unless told otherwise (a 1.5 GB goal for the Linux kernel's 78k files). */
+export const MEMORY_LIMIT_MB = 1400;
+
+/** A build under way: the index (searchable at once for what is indexed so far) and when it is complete. */
+export interface IndexBuild {
+  index: CodeIndex;
+  done: Promise<CodeIndex>;
+}
+
+/** What encodes text into the vectors' space: a static model, or vectors learned from this corpus. */
+type VectorSource = { model: StaticModel } | { corpus: CorpusVectors };
+
+/** Documents from another source than files ({@link CodeIndex.addDocuments}) live under keys that are no path. */
+const EXTRA = '\u0000extra:';
+
+/** How many files' lines are kept for showing chunks (an answer shows a handful). */
+const LINE_CACHE = 32;
+
 /**
- * The search index of one repository: chunks from the walker and chunker, BM25 over their content
- * (weight 1), their symbol names (3) and their path (2), and a ranking stack on top — definitions of a
- * queried symbol and path words that match the query go up; tests (unless asked for) and `.d.ts` files go
- * down; every further chunk of a file already in the results counts a little less.
+ * The search index of one repository: chunks from the walker and chunker, BM25 over their content (weight 1), their
+ * symbol names (3) and their path (2), and a ranking stack on top — definitions of a queried symbol and path words
+ * that match the query go up; tests (unless asked for) and `.d.ts` files go down; every further chunk of a file
+ * already in the results counts a little less. The index is built file by file and can be searched while it is
+ * ({@link CodeIndex.open}); files that change are re-read in place ({@link withFiles}). A chunk's code is not held:
+ * it is read from its file when shown.
  */
 export class CodeIndex {
-  private readonly bm25: Bm25Index;
-  private readonly byFile = new Map<string, Chunk[]>();
-  /** The chunks' vectors, made when the vectors are there or on first use. */
-  private matrix: VectorMatrix | undefined;
-  /** Files that are build output of an indexed TypeScript source (zod's `v4/core/schemas.js` of `src/v4/core/schemas.ts`). */
-  private readonly twins: ReadonlySet<string>;
-  /** Files of legacy code (see {@link RankingWeights.legacy}). */
-  private readonly legacy: ReadonlySet<string>;
+  private bm25 = new Bm25Index();
+  /** Each document's place; undefined once removed. */
+  private places: (ChunkPlace | undefined)[] = [];
+  /** Code held in memory: documents added from another source than files. */
+  private readonly held = new Map<number, string>();
+  private readonly fileDocs = new Map<string, number[]>();
+  private readonly stamps = new Map<string, FileStamp>();
+  private twins: ReadonlySet<string> = new Set();
+  private legacy: ReadonlySet<string> = new Set();
+  private vectors: DocVectors | undefined;
+  private source: VectorSource | undefined;
+  private learning: Promise<void> = Promise.resolve();
+  private updates: Promise<unknown> = Promise.resolve();
+  private readonly lines = new Map<string, string[]>();
+  private readonly docOf = new WeakMap<Chunk, number>();
+  private walked: WalkMode = {};
+  /** How far the build is: files done, files walked (0 until the walk is done). */
+  readonly progress = { done: 0, total: 0 };
+  /** Whether the build is done (else a search answers from the files indexed so far). */
+  complete = false;
+  /** What the build left out or could not parse. */
+  report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
+  /** The saved index this one started from, if any. */
+  loadedFrom: string | undefined;
+  /** Whether files were indexed or dropped since the index was built, loaded or saved. */
+  unsaved = false;
+  /** Whether the build stopped at its memory budget (the index holds the files read until then). */
+  overBudget = false;
+  private markUsable: () => void = () => undefined;
+  /** Settles once the index can answer whole: a saved index taken, or the build complete. */
+  readonly usable = new Promise<void>((settle) => {
+    this.markUsable = settle;
+  });
 
-  private constructor(
-    readonly root: string,
-    readonly chunks: readonly Chunk[],
-    /** Every indexed file with the size and mtime its chunks were made from. */
-    private readonly stamps: ReadonlyMap<string, FileStamp>,
-    /** How the files were walked: {@link withFiles} walks a changed file the same way. */
-    private readonly walked: WalkMode,
-    /** The vectors, shared with the indexes derived from this one (withFiles), possibly still being learned. */
-    private readonly vectors: VectorState,
-    /** What the build left out or could not parse (an index derived by withFiles keeps its build's). */
-    readonly report: IndexReport,
-    /** Each chunk's terms, when the caller has them already. */
-    terms?: readonly ChunkTerms[],
-    /** Extra chunk sets (database schemas), shared with derived indexes: see {@link withExtraChunks}. */
-    private readonly extras: ExtraSets = { sets: new Map() },
-  ) {
-    this.bm25 = new Bm25Index(
-      chunks.map((chunk, i) => {
-        const t = terms?.[i] ?? termsOf(chunk);
-        return {
-          fields: [
-            { text: chunk.content, weight: 1, tokens: t.content },
-            { text: '', weight: 3, tokens: t.symbols },
-            { text: chunk.path, weight: 2, tokens: t.path },
-          ],
-        };
-      }),
-    );
-    for (const chunk of chunks) {
-      const list = this.byFile.get(chunk.path) ?? [];
-      list.push(chunk);
-      this.byFile.set(chunk.path, list);
-    }
-    this.twins = buildOutputs(stamps.keys());
-    this.legacy = legacyFiles(stamps.keys());
-  }
+  private constructor(readonly root: string) {}
 
   /** How many files are indexed. */
   get files(): number {
     return this.stamps.size;
   }
 
+  /** How many chunks are indexed. */
+  get chunkCount(): number {
+    return this.bm25.live;
+  }
+
+  /** Every chunk, in the walker's order of their files (each read from its file: for tests and tools, not queries). */
+  get chunks(): Chunk[] {
+    const paths = [...this.fileDocs.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return paths.flatMap((path) => (this.fileDocs.get(path) ?? []).map((doc) => this.chunkOf(doc)));
+  }
+
   /**
-   * Walks, chunks and indexes `root`. A saved index (`mcpkit index`) is used for every file whose size and
-   * mtime still match; only the others are chunked again, with a warning saying how many.
+   * Walks, chunks and indexes `root`, resolving once complete. A saved index (`mcpkit index`) is used for every
+   * file whose size and mtime still match; only the others are chunked again, with a warning saying how many.
    */
-  static async build(root: string, options: BuildOptions = {}): Promise<CodeIndex> {
+  static build(root: string, options: BuildOptions = {}): Promise<CodeIndex> {
+    return CodeIndex.open(root, options).done;
+  }
+
+  /** Starts a build and returns the index at once: it answers from what is indexed so far until `done`. */
+  static open(root: string, options: BuildOptions = {}): IndexBuild {
+    const index = new CodeIndex(root);
+    if (options.model) index.source = { model: options.model };
+    return { index, done: index.fill(options).then(() => index) };
+  }
+
+  private async fill(options: BuildOptions): Promise<void> {
+    const { root } = this;
+    const warn = (message: string) => options.onWarning?.(message);
+    // A saved index is taken first: it answers while the tree is walked and checked against it.
+    const saved = options.saved === false ? undefined : await loadSavedIndex(root, options.indexFile);
+    if (typeof saved === 'string') warn(`${saved}; indexing from scratch`);
+    const withVectors = typeof saved === 'object' && this.adopt(saved, options);
     // The walker does not sniff for binaries: the build reads every file anyway and checks them itself.
-    let walked: WalkMode = {};
     let files = await walk(root, undefined, { sniff: false });
     // A package that ships only built code (dist/) is still code to search: index its build output then.
     if (!files.some((file) => languageOf(file.path).grammar)) {
       const built = await walk(root, undefined, { sniff: false, buildDirs: true });
       if (built.some((file) => languageOf(file.path).grammar)) {
-        options.onWarning?.(`${root} has no source code outside dist/, build/ or out/; indexing those`);
+        warn(`${root} has no source code outside dist/, build/ or out/; indexing those`);
         files = built;
-        walked = { buildDirs: true };
+        this.walked = { buildDirs: true };
       }
     }
-    const saved = options.saved === false ? undefined : await loadSavedIndex(root);
-    if (typeof saved === 'string') options.onWarning?.(`${saved}; indexing from scratch`);
-    const reusable = typeof saved === 'object' ? saved.files : undefined;
-    const twins = buildOutputs(files.map((file) => file.path));
-    const { chunks, stamps, rechunked, report } = await chunkAll(root, files, twins, {
-      ...(reusable ? { saved: reusable } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    if (files.length === 0) {
+      const why = await explainEmpty(root);
+      if (why) warn(why);
+    }
+    this.progress.total = files.length;
+    this.twins = buildOutputs(files.map((file) => file.path));
+    this.legacy = legacyFiles(files.map((file) => file.path));
+    if (typeof saved === 'object') await this.reconcile(files, options);
+    else {
+      let chunks = 0;
+      const limit = options.memoryLimitMb ?? MEMORY_LIMIT_MB;
+      this.report = await chunkAll(
+        root,
+        files,
+        this.twins,
+        (file, made) => {
+          if (this.overBudget) return;
+          if (made) this.addFile(file, made);
+          chunks += made?.length ?? 0;
+          const done = ++this.progress.done;
+          options.onProgress?.(done, files.length, chunks);
+          // Checked now and then (it is a system call): the first file, then every 128.
+          if (done % 128 === 1 && process.memoryUsage.rss() > limit * 1024 * 1024) {
+            this.overBudget = true;
+            warn(
+              `stopped indexing ${root} at ${done} of ${files.length} files: the process uses ${Math.round(process.memoryUsage.rss() / 1048576)} MB, over its ${limit} MB budget (MCPKIT_SEARCH_MEMORY_MB); searching those files with bm25 only`,
+            );
+          }
+        },
+        () => this.overBudget,
+      );
+    }
+    this.bm25.parts();
+    // Ranking marks what is indexed (a walked file that turned out binary is not).
+    this.twins = buildOutputs(this.stamps.keys());
+    this.legacy = legacyFiles(this.stamps.keys());
+    this.complete = true;
+    this.markUsable();
+    if (
+      withVectors ||
+      (this.source && 'model' in this.source) ||
+      options.vectors === 'none' ||
+      this.overBudget
+    )
+      return;
+    this.learning = this.learn(warn);
+    if (options.vectors !== 'background') await this.learning;
+  }
+
+  /** Takes a saved index as this one's; whether its vectors came with it. */
+  private adopt(saved: SavedIndex, options: BuildOptions): boolean {
+    this.loadedFrom = options.indexFile ?? join(this.root, INDEX_FILE);
+    this.bm25 = Bm25Index.fromParts(saved.bm25);
+    this.places = saved.chunks;
+    saved.chunks.forEach((place, doc) => {
+      if (!place || !this.bm25.has(doc)) return;
+      const list = this.fileDocs.get(place.path) ?? [];
+      list.push(doc);
+      this.fileDocs.set(place.path, list);
     });
-    const removed = reusable ? [...reusable.keys()].filter((path) => !stamps.has(path)).length : 0;
-    if (reusable && (rechunked > 0 || removed > 0))
-      options.onWarning?.(
-        `the saved index of ${root} is out of date (${rechunked} files new or changed, ${removed} gone); re-indexed those`,
-      );
-    const terms = chunks.map(termsOf);
-    const make = (vectors: VectorState) =>
-      new CodeIndex(root, chunks, stamps, walked, vectors, report, terms);
-    if (options.model) return make(settledVectors(options.model)).prepared();
-    if (options.vectors === 'none') return make(settledVectors());
-    if (chunks.length > MAX_VECTOR_CHUNKS) {
-      options.onWarning?.(
-        `${chunks.length} chunks is more than corpus vectors are learned for (${MAX_VECTOR_CHUNKS}); searching with bm25 only`,
-      );
-      return make(settledVectors());
+    for (const [path, stamp] of saved.files) this.stamps.set(path, stamp);
+    this.twins = buildOutputs(this.stamps.keys());
+    this.legacy = legacyFiles(this.stamps.keys());
+    this.progress.done = this.progress.total = this.stamps.size;
+    this.markUsable();
+    const withVectors = saved.vectors !== undefined && !this.source && options.vectors !== 'none';
+    if (withVectors && saved.vectors) {
+      const corpus = CorpusVectors.fromModel(saved.vectors.model);
+      this.vectors = DocVectors.fromBytes(corpus.dimensions, saved.vectors.rows);
+      this.source = { corpus };
     }
-    const vectors = learnVectors(
-      chunks,
-      terms.map((t) => [...t.symbols, ...t.path, ...t.content]),
-      (error) => options.onWarning?.(`cannot learn vectors from ${root}: ${error.message}; bm25 only`),
-    );
-    const index = make(vectors);
-    // The matrix is made as soon as the vectors are there, not by the first query that needs it.
-    const ready = vectors.ready.then(() => index.prepared());
-    if (options.vectors !== 'background') await ready;
-    return index;
+    return withVectors;
   }
 
-  /** Saves the index under the root (`.mcpkit/search-index.json`) for the next start; returns the file. */
-  save(): Promise<string> {
-    return saveIndex(this.root, this.stamps, this.fileChunks());
+  /** Re-reads the files a saved index does not match (new, changed, gone), with a warning saying how many. */
+  private async reconcile(files: readonly WalkedFile[], options: BuildOptions): Promise<void> {
+    const walked = new Map(files.map((file) => [file.path, file]));
+    const gone = [...this.stamps.keys()].filter((path) => !walked.has(path));
+    const changed = files.filter((file) => {
+      const stamp = this.stamps.get(file.path);
+      return !stamp || stamp.size !== file.size || stamp.mtimeMs !== file.mtimeMs;
+    });
+    this.progress.done = files.length - changed.length;
+    for (const path of gone) this.removeFile(path);
+    this.report = await chunkAll(this.root, changed, this.twins, (file, made) => {
+      this.removeFile(file.path);
+      if (made) this.addFile(file, made);
+      options.onProgress?.(++this.progress.done, files.length, this.chunkCount);
+    });
+    if (changed.length > 0 || gone.length > 0)
+      options.onWarning?.(
+        `the saved index of ${this.root} is out of date (${changed.length} files new or changed, ${gone.length} gone); re-indexed those`,
+      );
+    this.unsaved = changed.length > 0 || gone.length > 0;
+  }
+
+  /** Learns corpus vectors from the postings; documents added meanwhile are encoded after. */
+  private async learn(warn: (message: string) => void): Promise<void> {
+    try {
+      const parts = this.bm25.parts();
+      const corpus = await CorpusVectors.fromPostings({ documents: parts.lengths.length, ...parts });
+      const vectors = new DocVectors(corpus.dimensions);
+      const k = corpus.dimensions;
+      const learned = corpus.matrix.length / k;
+      for (let doc = 0; doc < learned; doc++)
+        vectors.set(doc, corpus.matrix.subarray(doc * k, (doc + 1) * k));
+      // The model alone is kept: the float matrix of the documents is as large as their int8 rows four times.
+      this.source = { corpus: CorpusVectors.fromModel(corpus.model()) };
+      this.vectors = vectors;
+      for (let doc = learned; doc < this.bm25.size; doc++) if (this.bm25.has(doc)) this.encodeDoc(doc);
+    } catch (error) {
+      warn(`cannot learn vectors from ${this.root}: ${(error as Error).message}; bm25 only`);
+    }
+  }
+
+  /** Saves the index for the next start (default `<root>/.mcpkit/search-index.bin`); returns the file. */
+  async save(file?: string): Promise<string> {
+    await this.learning;
+    const places = this.places.map((place, doc) => (this.bm25.has(doc) ? place : undefined));
+    // Documents from another source are not files: they are added again by their source at start.
+    for (const doc of this.held.keys()) places[doc] = undefined;
+    const corpus = this.source && 'corpus' in this.source ? this.source.corpus : undefined;
+    const parts = this.bm25.parts();
+    const alive = this.held.size > 0 ? Uint8Array.from(parts.alive) : parts.alive;
+    for (const doc of this.held.keys()) alive[doc] = 0;
+    this.unsaved = false;
+    return saveIndex(
+      this.root,
+      {
+        files: this.stamps,
+        chunks: places,
+        bm25: { ...parts, alive },
+        ...(corpus && this.vectors ? { vectors: { model: corpus.model(), rows: this.vectors.bytes() } } : {}),
+      },
+      file,
+    );
   }
 
   /**
-   * A new index with these files read again from disk (changed, added, or gone), chunked exactly as a fresh
-   * build would chunk them ({@link walkOne}, {@link chunksOf}): only they are chunked again, plus any file
-   * whose standing as build output they change (a source saved beside output already indexed).
-   * Paths are relative to the root, with `/`.
+   * Adds documents from another source than the repository's files (a database's schema, say), replacing what the
+   * same source added before; they are searched and shown like chunks, their code held in memory. Chunks whose
+   * path is a file of the repository are fine: they stay apart from that file's own.
    */
-  async withFiles(paths: Iterable<string>): Promise<CodeIndex> {
-    const stamps = new Map(this.stamps);
-    const fresh = new Map<string, WalkedFile>();
-    const visit = async (path: string) => {
-      stamps.delete(path);
-      const file = await walkOne(this.root, path, this.walked);
-      if (file) fresh.set(path, file);
-    };
-    for (const path of new Set(paths)) await visit(path);
-    const twins = buildOutputs([...stamps.keys(), ...fresh.keys()]);
-    for (const path of [...stamps.keys()]) if (twins.has(path) !== this.twins.has(path)) await visit(path);
-    const made = new Map<string, Chunk[]>();
+  addDocuments(source: string, chunks: readonly Chunk[]): void {
+    const key = `${EXTRA}${source}`;
+    for (const doc of this.fileDocs.get(key) ?? []) this.removeDoc(doc);
+    const docs = chunks.map((chunk) => {
+      const doc = this.addChunk(chunk, tokenize(chunk.path));
+      this.held.set(doc, chunk.content);
+      return doc;
+    });
+    this.fileDocs.set(key, docs);
+  }
+
+  /**
+   * These files read again from disk (changed, added, or gone), chunked exactly as a fresh build would chunk them
+   * ({@link walkOne}, {@link chunksOf}), plus any file whose standing as build output they change (a source saved
+   * beside output already indexed). Updates this index in place and resolves to it. Paths are relative to the
+   * root, with `/`.
+   */
+  withFiles(paths: Iterable<string>): Promise<CodeIndex> {
+    const list = [...new Set(paths)];
+    const run = this.updates.then(() => this.update(list));
+    this.updates = run.catch(() => undefined);
+    return run.then(() => this);
+  }
+
+  private async update(paths: readonly string[]): Promise<void> {
+    const fresh = new Map<string, WalkedFile | undefined>();
+    for (const path of paths) fresh.set(path, await walkOne(this.root, path, this.walked));
+    const after = new Set(this.stamps.keys());
+    for (const [path, file] of fresh)
+      if (file) after.add(path);
+      else after.delete(path);
+    const twins = buildOutputs(after);
+    for (const path of after)
+      if (!fresh.has(path) && twins.has(path) !== this.twins.has(path))
+        fresh.set(path, await walkOne(this.root, path, this.walked));
     const reader = repoFiles(this.root);
-    for (const file of fresh.values()) {
-      const outcome = await chunksOf(reader, file, twins.has(file.path));
-      if (!('chunks' in outcome)) continue;
-      made.set(file.path, outcome.chunks);
-      stamps.set(file.path, stampOf(file));
+    const made = new Map<string, { file: WalkedFile; chunks: Chunk[] } | undefined>();
+    for (const [path, file] of fresh) {
+      const outcome = file ? await chunksOf(reader, file, twins.has(path)) : undefined;
+      made.set(path, file && outcome && 'chunks' in outcome ? { file, chunks: outcome.chunks } : undefined);
     }
-    // In the walker's order, as a fresh build has them: ties in ranking fall the same way.
-    const order = [...stamps.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const chunks = order.flatMap((path) => made.get(path) ?? this.byFile.get(path) ?? []);
-    return new CodeIndex(
-      this.root,
-      // The extra chunk sets (seam below) ride along, the latest of them.
-      [...chunks, ...extraChunks(this.extras)],
-      new Map(order.map((p) => [p, stamps.get(p) as FileStamp])),
-      this.walked,
-      this.vectors,
-      this.report,
-      undefined,
-      this.extras,
-    );
+    // Applied at once, with no await in between: a search sees the index before or after, never half of it.
+    this.twins = twins;
+    for (const [path, result] of made) {
+      this.removeFile(path);
+      if (result) this.addFile(result.file, result.chunks);
+    }
+    this.legacy = legacyFiles(this.stamps.keys());
   }
 
-  // ── Extra chunk sets: the one seam of database schemas (src/search/db/) into the index ──
-
-  /**
-   * A new index with the named set of extra chunks (a database's schema, paths like `db/<name>/…`) replaced,
-   * or removed when `chunks` is empty. Ranked with the files' chunks in one list. The change is one new index,
-   * so a search sees the old set or the new, never half; indexes derived later ({@link withFiles}) keep the
-   * latest sets.
-   */
-  withExtraChunks(name: string, chunks: readonly Chunk[]): CodeIndex {
-    if (chunks.length > 0) this.extras.sets.set(name, chunks);
-    else this.extras.sets.delete(name);
-    return new CodeIndex(
-      this.root,
-      [...this.fileChunks(), ...extraChunks(this.extras)],
-      this.stamps,
-      this.walked,
-      this.vectors,
-      this.report,
-      undefined,
-      this.extras,
+  private addFile(file: WalkedFile, chunks: readonly Chunk[]): void {
+    this.unsaved = true;
+    const pathTokens = tokenize(file.path);
+    this.fileDocs.set(
+      file.path,
+      chunks.map((chunk) => this.addChunk(chunk, pathTokens)),
     );
+    this.stamps.set(file.path, stampOf(file));
   }
 
-  /** The chunks of files only, without extra sets. */
-  private fileChunks(): Chunk[] {
-    return this.chunks.filter((chunk) => this.stamps.has(chunk.path));
+  private addChunk(chunk: Chunk, pathTokens: readonly string[]): number {
+    const content = tokenize(chunk.content);
+    const symbols = tokenize(chunk.symbols.join(' '));
+    const doc = this.bm25.add({
+      fields: [
+        { text: '', weight: 1, tokens: content },
+        { text: '', weight: 3, tokens: symbols },
+        { text: '', weight: 2, tokens: pathTokens },
+      ],
+    });
+    const { path, startLine, endLine, language } = chunk;
+    this.places[doc] = { path, startLine, endLine, language, symbols: chunk.symbols };
+    if (this.vectors && this.source)
+      this.vectors.set(doc, this.encode(chunk, [...symbols, ...pathTokens, ...content]));
+    else if (this.source && 'model' in this.source) {
+      this.vectors ??= new DocVectors(this.source.model.dimensions);
+      this.vectors.set(doc, this.encode(chunk, []));
+    }
+    return doc;
+  }
+
+  private encode(chunk: Chunk, tokens: readonly string[]): Float32Array {
+    const source = this.source as VectorSource;
+    if ('model' in source)
+      return source.model.encode(`${chunk.symbols.join(' ')} ${chunk.path} ${chunk.content}`);
+    return source.corpus.encode(tokens);
+  }
+
+  /** A document's vector from its chunk as read now (added while vectors were being learned). */
+  private encodeDoc(doc: number): void {
+    const chunk = this.chunkOf(doc);
+    const tokens = [
+      ...tokenize(chunk.symbols.join(' ')),
+      ...tokenize(chunk.path),
+      ...tokenize(chunk.content),
+    ];
+    this.vectors?.set(doc, this.encode(chunk, tokens));
+  }
+
+  private removeFile(path: string): void {
+    if (this.stamps.has(path)) this.unsaved = true;
+    for (const doc of this.fileDocs.get(path) ?? []) this.removeDoc(doc);
+    this.fileDocs.delete(path);
+    this.stamps.delete(path);
+    this.lines.delete(path);
+  }
+
+  private removeDoc(doc: number): void {
+    this.bm25.remove(doc);
+    this.places[doc] = undefined;
+    this.held.delete(doc);
   }
 
   /** Whether this index's walk leaves out directories of this name (a watcher need not watch them). */
@@ -241,26 +440,21 @@ export class CodeIndex {
     return isSkippedDir(name, this.walked);
   }
 
-  private prepared(): this {
-    this.prepareMatrix();
-    return this;
-  }
-
   /** Whether semantic and hybrid modes have vectors to use (now: see {@link vectorsReady}). */
   get hasVectors(): boolean {
-    return this.vectors.embedder !== undefined;
+    return this.vectors !== undefined;
   }
 
   /** Settles when vectors learned in the background are there (or failed: then bm25 only). */
   vectorsReady(): Promise<void> {
-    return this.vectors.ready;
+    return this.learning;
   }
 
   /**
-   * The best `limit` chunks for a query. `semantic` ranks by the cosine of the chunks' vectors (the
-   * corpus's own, or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best,
-   * the cosine at half weight (measured on bench/search-quality.ts; reciprocal rank fusion lost to bm25 there).
-   * Without vectors both rank as `bm25`. The ranking stack applies to every mode.
+   * The best `limit` chunks for a query. `semantic` ranks by the cosine of the chunks' vectors (the corpus's own,
+   * or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best, the cosine at half
+   * weight (measured on bench/search-quality.ts; reciprocal rank fusion lost to bm25 there). Without vectors both
+   * rank as `bm25`. The ranking stack applies to every mode.
    */
   search(
     query: string,
@@ -269,38 +463,41 @@ export class CodeIndex {
     ranking: Partial<RankingWeights> = {},
   ): SearchHit[] {
     const weights = { ...DEFAULT_RANKING, ...ranking };
-    const lexical = this.bm25.scores(query);
-    const embedder = this.vectors.embedder;
-    if (mode === 'bm25' || !embedder) return this.ranked(lexical, query, limit, undefined, weights);
-    const semantic = this.cosines(embedder.encode(query));
+    const { vectors, source } = this;
+    if (mode === 'bm25' || !vectors || !source)
+      return this.ranked(this.bm25.scores(query), query, limit, undefined, weights);
+    const encoded = 'model' in source ? source.model.encode(query) : source.corpus.encode(tokenize(query));
+    const semantic = vectors.cosines(encoded, this.bm25.size);
+    if (this.bm25.live < this.bm25.size)
+      for (let doc = 0; doc < semantic.length; doc++) if (!this.bm25.has(doc)) semantic[doc] = 0;
     if (mode === 'semantic') return this.ranked(semantic, query, limit, undefined, weights);
+    const lexical = this.bm25.scores(query);
     return this.ranked(mix(lexical, semantic, weights.semantic), query, limit, undefined, weights);
-  }
-
-  /** The vector matrix of this index's chunks, made now if the vectors are there and it is not yet. */
-  private prepareMatrix(): VectorMatrix | undefined {
-    const embedder = this.vectors.embedder;
-    if (!embedder) return undefined;
-    if (this.matrix?.for !== embedder) this.matrix = vectorMatrix(this.chunks, this.vectors, embedder);
-    return this.matrix;
-  }
-
-  private cosines(query: Float32Array): Float64Array {
-    return cosines(this.prepareMatrix(), this.chunks.length, query);
   }
 
   /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */
   chunkAt(path: string, line: number): Chunk | undefined {
-    const chunks = this.byFile.get(path.replace(/^\.\//, '')) ?? [];
-    return (
-      chunks.find((c) => c.startLine <= line && line < c.endLine) ??
-      chunks.find((c) => c.startLine <= line && line <= c.endLine)
-    );
+    const key = path.replace(/^\.\//, '');
+    const docs = this.fileDocs.get(key) ?? this.addedDocsAt(key);
+    const place = (doc: number) => this.places[doc] as ChunkPlace;
+    const doc =
+      docs.find((d) => place(d).startLine <= line && line < place(d).endLine) ??
+      docs.find((d) => place(d).startLine <= line && line <= place(d).endLine);
+    return doc === undefined ? undefined : this.chunkOf(doc);
   }
 
-  /** Whether a file is in the index. */
+  /** Whether a file is in the index (or a document added under that path, such as a table's). */
   hasFile(path: string): boolean {
-    return this.byFile.has(path.replace(/^\.\//, ''));
+    const key = path.replace(/^\.\//, '');
+    return this.stamps.has(key) || this.addedDocsAt(key).length > 0;
+  }
+
+  /** The live documents added from another source ({@link addDocuments}) whose path is this one. */
+  private addedDocsAt(path: string): number[] {
+    const found: number[] = [];
+    for (const [key, docs] of this.fileDocs)
+      if (key.startsWith(EXTRA)) for (const doc of docs) if (this.places[doc]?.path === path) found.push(doc);
+    return found;
   }
 
   /** Chunks like the one given: its symbols and most distinctive words as the query, itself left out. */
@@ -314,46 +511,57 @@ export class CodeIndex {
       .slice(0, 32);
     const top = weighted[0]?.[1] ?? 1;
     const raw = this.bm25.scoreTerms(new Map(weighted.map(([term, weight]) => [term, weight / top])));
-    return this.ranked(raw, chunk.symbols.join(' '), limit, chunk, DEFAULT_RANKING);
+    return this.ranked(raw, chunk.symbols.join(' '), limit, this.docOf.get(chunk), DEFAULT_RANKING);
+  }
+
+  /** A document as a chunk; its code is read from its file when first asked for. */
+  private chunkOf(doc: number): Chunk {
+    const { path, startLine, endLine, language, symbols } = this.places[doc] as ChunkPlace;
+    const chunk = { path, startLine, endLine, language, symbols } as Chunk;
+    let content: string | undefined = this.held.get(doc);
+    Object.defineProperty(chunk, 'content', {
+      enumerable: true,
+      get: () => {
+        content ??= this.linesOf(path)
+          .slice(startLine - 1, endLine)
+          .join('\n');
+        return content;
+      },
+    });
+    this.docOf.set(chunk, doc);
+    return chunk;
+  }
+
+  /** A file's lines as the index read them (through the same checks), a few files kept. */
+  private linesOf(path: string): string[] {
+    let lines = this.lines.get(path);
+    if (!lines) {
+      const bytes = repoFiles(this.root).readSync(`${this.root}/${path}`, { maxBytes: MAX_BYTES });
+      lines = bytes ? bytes.toString('utf8').split('\n') : [];
+      if (this.lines.size >= LINE_CACHE) this.lines.delete(this.lines.keys().next().value as string);
+      this.lines.set(path, lines);
+    }
+    return lines;
   }
 
   private ranked(
     raw: Float64Array,
     query: string,
     limit: number,
-    exclude: Chunk | undefined,
+    exclude: number | undefined,
     weights: Readonly<RankingWeights>,
   ): SearchHit[] {
     return rankChunks(
       raw,
       query,
       limit,
-      { chunks: this.chunks, twins: this.twins, legacy: this.legacy, exclude },
+      { chunkAt: (doc) => this.chunkOf(doc), twins: this.twins, legacy: this.legacy, exclude },
       weights,
     );
   }
 }
 
-/** Named sets of extra chunks, one object shared by an index and those derived from it. */
-interface ExtraSets {
-  sets: Map<string, readonly Chunk[]>;
-}
-
-const extraChunks = (extras: ExtraSets): Chunk[] => [...extras.sets.values()].flat();
-// ── end of the extra chunk sets seam ──
-
 /** How a tree was walked: only its build output is indexed when it has no source code elsewhere. */
 type WalkMode = Pick<WalkOptions, 'buildDirs'>;
 
-/** A chunk's terms per BM25 field; the corpus vectors learn from all three. */
-interface ChunkTerms {
-  content: string[];
-  symbols: string[];
-  path: string[];
-}
-
-const termsOf = (chunk: Chunk): ChunkTerms => ({
-  content: tokenize(chunk.content),
-  symbols: tokenize(chunk.symbols.join(' ')),
-  path: tokenize(chunk.path),
-});
+export type { Embedder };

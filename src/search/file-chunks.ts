@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { mapConcurrent } from '../internal/concurrency.js';
 import { type Chunk, chunkFile } from './chunker.js';
-import type { FileStamp, SavedFiles } from './index-store.js';
+import type { FileStamp } from './index-store.js';
 import { type RepoFiles, repoFiles } from './repo-file.js';
 import { looksBinary } from './text-sniff.js';
 import { MAX_BYTES, type WalkedFile } from './walk.js';
@@ -81,60 +81,43 @@ export function describeReport(report: IndexReport): string {
     .join(', ');
 }
 
-/** What {@link chunkAll} made: chunks in file order, the stamp of every file indexed, how many were chunked. */
-export interface ChunkedFiles {
-  chunks: Chunk[];
-  stamps: Map<string, FileStamp>;
-  /** Files chunked now (not taken from the saved index). */
-  rechunked: number;
-  report: IndexReport;
-}
-
 /** Files read and chunked at once while indexing: reads overlap the chunking of files already read. */
 const CONCURRENCY = 64;
 
 /**
- * Chunks every walked file ({@link chunksOf}), taking a file's chunks from the saved index instead when its
- * size and mtime still match.
+ * Chunks every walked file ({@link chunksOf}) and hands each file's chunks to `commit` in the walker's order (a
+ * file chunked early waits for those before it), so an index built from them numbers its chunks as a fresh build
+ * always does, and can be searched at any moment for the files committed so far. Nothing is held once committed.
+ * Returns what was left out.
  */
 export async function chunkAll(
   root: string,
   files: readonly WalkedFile[],
   twins: ReadonlySet<string>,
-  options: {
-    saved?: SavedFiles['files'];
-    onProgress?: (done: number, total: number, chunks: number) => void;
-  },
-): Promise<ChunkedFiles> {
-  let done = 0;
-  let count = 0;
-  let rechunked = 0;
+  commit: (file: WalkedFile, chunks: Chunk[] | undefined) => void,
+  /** Asked before each file is read: true leaves the rest unread (a memory budget reached). */
+  stop: () => boolean = () => false,
+): Promise<IndexReport> {
   const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
   const reader = repoFiles(root);
-  const perFile = await mapConcurrent(files, CONCURRENCY, async (file) => {
-    const old = options.saved?.get(file.path);
+  const waiting = new Map<number, Chunk[] | undefined>();
+  let next = 0;
+  await mapConcurrent(files, CONCURRENCY, async (file, i) => {
+    if (stop()) return;
+    const outcome = await chunksOf(reader, file, twins.has(file.path));
     let chunks: Chunk[] | undefined;
-    if (old && old.stamp.size === file.size && old.stamp.mtimeMs === file.mtimeMs) chunks = old.chunks;
-    else {
-      const outcome = await chunksOf(reader, file, twins.has(file.path));
-      if ('chunks' in outcome) {
-        chunks = outcome.chunks;
-        rechunked++;
-        if (outcome.windowed) report.windowed++;
-      } else if (outcome.skipped === 'not text') report.notText++;
-      else if (outcome.skipped === 'long lines') report.longLines++;
+    if ('chunks' in outcome) {
+      chunks = outcome.chunks;
+      if (outcome.windowed) report.windowed++;
+    } else if (outcome.skipped === 'not text') report.notText++;
+    else if (outcome.skipped === 'long lines') report.longLines++;
+    waiting.set(i, chunks);
+    while (waiting.has(next)) {
+      const ready = waiting.get(next);
+      waiting.delete(next);
+      commit(files[next] as WalkedFile, ready);
+      next++;
     }
-    count += chunks?.length ?? 0;
-    options.onProgress?.(++done, files.length, count);
-    return chunks;
   });
-  const chunks: Chunk[] = [];
-  const stamps = new Map<string, FileStamp>();
-  for (const [i, file] of files.entries()) {
-    const made = perFile[i];
-    if (!made) continue;
-    chunks.push(...made);
-    stamps.set(file.path, stampOf(file));
-  }
-  return { chunks, stamps, rechunked, report };
+  return report;
 }

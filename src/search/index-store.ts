@@ -1,81 +1,250 @@
-import { lstat, writeFile } from 'node:fs/promises';
+// The saved index: what search needs (postings, document lengths, chunk lines and symbols, int8 vectors and the
+// vectors' model) as typed arrays in one binary file, read back in one read without tokenizing anything. Chunk code
+// is not stored: it is read from its file when an answer shows it, so the file stays smaller than the source.
+import { lstat, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { McpkitError } from '../errors/index.js';
 import { writeFileAtomic } from '../internal/text-file.js';
-import type { Chunk } from './chunker.js';
+import type { Bm25Parts } from './bm25.js';
+import type { CorpusModel } from './corpus-vectors.js';
 import { repoFiles } from './repo-file.js';
 
 /** Where `mcpkit index` saves a repository's index, relative to its root. */
-export const INDEX_FILE = '.mcpkit/search-index.json';
-/** The largest saved index read: about the most V8 holds as one string. */
-const MAX_INDEX_BYTES = 500 * 1024 * 1024;
-/** Bumped whenever chunks would come out differently: an index saved by another version is rebuilt. */
-export const CHUNKER_VERSION = 3;
+export const INDEX_FILE = '.mcpkit/search-index.bin';
+/** The largest saved index read. */
+const MAX_INDEX_BYTES = 1536 * 1024 * 1024;
+/** Bumped whenever chunks or their terms would come out differently: an index saved by another version is rebuilt. */
+export const CHUNKER_VERSION = 4;
+/** The layout of the file itself. */
+const FORMAT = 2;
+const MAGIC = 'MCPKIDX\n';
 
 /** A file as the index saw it: size and modification time decide whether its chunks are still good. */
 export type FileStamp = { size: number; mtimeMs: number };
 
-interface SavedIndex {
-  format: 'mcpkit-search-index';
-  version: 1;
+/** One chunk without its code: where it is, its language and the names it defines. */
+export interface ChunkPlace {
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  symbols: string[];
+}
+
+/** What an index saves: its files, its chunks by document number, its postings, and its vectors if learned. */
+export interface SavedIndex {
+  files: Map<string, FileStamp>;
+  /** By document number; undefined for a document removed since the build. */
+  chunks: (ChunkPlace | undefined)[];
+  bm25: Bm25Parts;
+  vectors?: { model: CorpusModel; rows: Int8Array };
+}
+
+interface Header {
+  format: number;
   chunker: number;
-  files: Record<string, [size: number, mtimeMs: number]>;
-  chunks: Chunk[];
+  files: [path: string, size: number, mtimeMs: number][];
+  languages: string[];
+  dimensions: number;
+  sections: Record<string, [offset: number, bytes: number]>;
 }
 
-/** What a saved index gives: chunks per file, with the stamp they were made from. */
-export interface SavedFiles {
-  files: Map<string, { stamp: FileStamp; chunks: Chunk[] }>;
-}
+type Typed = Int32Array | Uint16Array | Uint8Array | Int8Array | Float32Array;
 
 /**
- * Reads the saved index of `root`. Undefined when there is none (or it is not a regular file inside the
- * repository, or over 500 MiB); a reason string when there is one that cannot be used (another chunker version,
- * or not an index at all).
+ * Reads a saved index. Undefined when there is none (or it is not a regular file inside the repository); a
+ * reason string when there is one that cannot be used (another version, or not an index at all).
  */
-export async function loadSavedIndex(root: string): Promise<SavedFiles | string | undefined> {
-  const file = join(root, INDEX_FILE);
-  // Read as any file of the repository is: a FIFO or a link to /dev/zero in its place must not hold the build.
-  const bytes = await repoFiles(root).read(file, { maxBytes: MAX_INDEX_BYTES, follow: true });
+export async function loadSavedIndex(
+  root: string,
+  file = join(root, INDEX_FILE),
+): Promise<SavedIndex | string | undefined> {
+  // Inside the repository it is read as any file of it is: a FIFO or a link to /dev/zero there must not hold
+  // the build. Elsewhere (the user's cache directory) it is ours.
+  const inside = file.startsWith(join(root, '.mcpkit'));
+  const bytes = inside
+    ? await repoFiles(root).read(file, { maxBytes: MAX_INDEX_BYTES, follow: true })
+    : await readFile(file).catch(() => undefined);
   if (bytes === undefined) return undefined;
-  const text = bytes.toString('utf8');
-  let saved: SavedIndex;
   try {
-    saved = JSON.parse(text) as SavedIndex;
-  } catch {
-    return `${file} is not valid JSON`;
+    return decode(bytes, file);
+  } catch (error) {
+    return error instanceof McpkitError ? error.message : `${file} is not an mcpkit search index`;
   }
-  if (saved?.format !== 'mcpkit-search-index' || saved.version !== 1)
-    return `${file} is not an mcpkit search index`;
-  if (saved.chunker !== CHUNKER_VERSION) return `${file} was written by another version of the chunker`;
-  const files = new Map<string, { stamp: FileStamp; chunks: Chunk[] }>();
-  for (const [path, [size, mtimeMs]] of Object.entries(saved.files))
-    files.set(path, { stamp: { size, mtimeMs }, chunks: [] });
-  for (const chunk of saved.chunks) files.get(chunk.path)?.chunks.push(chunk);
-  return { files };
+}
+
+function decode(bytes: Buffer, file: string): SavedIndex {
+  const refuse = (why: string) => new McpkitError('INVALID_ARGUMENT', `${file} ${why}`);
+  if (bytes.subarray(0, 8).toString('latin1') !== MAGIC) throw refuse('is not an mcpkit search index');
+  const headerBytes = bytes.readUInt32LE(8);
+  const header = JSON.parse(bytes.subarray(12, 12 + headerBytes).toString('utf8')) as Header;
+  if (header.format !== FORMAT || header.chunker !== CHUNKER_VERSION)
+    throw refuse('was written by another version of mcpkit');
+  // Typed arrays need aligned offsets: the sections are 8-aligned in the file, the buffer maybe not in memory.
+  const buffer = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
+  const base = 12 + headerBytes;
+  const section = <T extends Typed>(
+    name: string,
+    make: new (b: ArrayBuffer, o: number, n: number) => T,
+    size: number,
+  ) => {
+    const [offset, length] = header.sections[name] ?? refusal(name);
+    return new make(buffer.buffer as ArrayBuffer, buffer.byteOffset + base + offset, length / size);
+  };
+  const refusal = (name: string): never => {
+    throw refuse(`has no ${name} section`);
+  };
+  const text = (name: string) => {
+    const [offset, length] = header.sections[name] ?? refusal(name);
+    return buffer.subarray(base + offset, base + offset + length).toString('utf8');
+  };
+  const paths = header.files.map(([path]) => path);
+  const docFile = section('docFile', Int32Array, 4);
+  const docStart = section('docStart', Int32Array, 4);
+  const docEnd = section('docEnd', Int32Array, 4);
+  const docLanguage = section('docLanguage', Uint8Array, 1);
+  const symbolLists = text('symbols').split('\u0000');
+  const chunks: (ChunkPlace | undefined)[] = Array.from(docFile, (f, doc) =>
+    f < 0
+      ? undefined
+      : {
+          path: paths[f] as string,
+          startLine: docStart[doc] as number,
+          endLine: docEnd[doc] as number,
+          language: header.languages[docLanguage[doc] as number] as string,
+          symbols: symbolLists[doc] ? (symbolLists[doc] as string).split('\u0001') : [],
+        },
+  );
+  const termsText = text('terms');
+  const saved: SavedIndex = {
+    files: new Map(header.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }])),
+    chunks,
+    bm25: {
+      terms: termsText === '' ? [] : termsText.split('\n'),
+      offsets: section('offsets', Int32Array, 4),
+      docs: section('docs', Int32Array, 4),
+      tfs: section('tfs', Uint16Array, 2),
+      counts: section('counts', Uint16Array, 2),
+      lengths: section('lengths', Float32Array, 4),
+      alive: section('alive', Uint8Array, 1),
+    },
+  };
+  if (header.dimensions > 0) {
+    const modelTerms = text('modelTerms');
+    saved.vectors = {
+      rows: section('vectors', Int8Array, 1),
+      model: {
+        terms: modelTerms === '' ? [] : modelTerms.split('\n'),
+        idf: section('idf', Float32Array, 4),
+        basis: section('basis', Float32Array, 4),
+        dimensions: header.dimensions,
+      },
+    };
+  }
+  return saved;
 }
 
 /**
- * Saves an index (atomically) and returns the file written. The first save also writes `.mcpkit/.gitignore`
- * holding `*`, so the index (megabytes, machine-specific mtimes) is never committed; a `.gitignore` already
- * there is the user's and is left as it is.
+ * Saves an index (atomically) and returns the file written. Inside a repository (the default file) the first save
+ * also writes `.mcpkit/.gitignore` holding `*`, so the index (megabytes, machine-specific mtimes) is never
+ * committed; a `.gitignore` already there is the user's and is left as it is.
  */
 export async function saveIndex(
   root: string,
-  stamps: ReadonlyMap<string, FileStamp>,
-  chunks: readonly Chunk[],
+  index: SavedIndex,
+  file = join(root, INDEX_FILE),
 ): Promise<string> {
-  const file = join(root, INDEX_FILE);
-  const saved: SavedIndex = {
-    format: 'mcpkit-search-index',
-    version: 1,
+  const inside = file === join(root, INDEX_FILE);
+  const paths = [...index.files.keys()];
+  const fileIds = new Map(paths.map((path, i) => [path, i]));
+  const languages: string[] = [];
+  const languageIds = new Map<string, number>();
+  const n = index.chunks.length;
+  const docFile = new Int32Array(n);
+  const docStart = new Int32Array(n);
+  const docEnd = new Int32Array(n);
+  const docLanguage = new Uint8Array(n);
+  const symbols: string[] = [];
+  index.chunks.forEach((chunk, doc) => {
+    const f = chunk ? fileIds.get(chunk.path) : undefined;
+    if (!chunk || f === undefined) {
+      docFile[doc] = -1;
+      symbols.push('');
+      return;
+    }
+    let language = languageIds.get(chunk.language);
+    if (language === undefined) {
+      language = languages.length;
+      languages.push(chunk.language);
+      languageIds.set(chunk.language, language);
+    }
+    docFile[doc] = f;
+    docStart[doc] = chunk.startLine;
+    docEnd[doc] = chunk.endLine;
+    docLanguage[doc] = language;
+    symbols.push(
+      chunk.symbols.map((s) => s.replaceAll('\u0000', ' ').replaceAll('\u0001', ' ')).join('\u0001'),
+    );
+  });
+  const sections: [string, Uint8Array][] = [];
+  const add = (name: string, data: Typed | string) =>
+    sections.push([
+      name,
+      typeof data === 'string'
+        ? Buffer.from(data, 'utf8')
+        : new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    ]);
+  const { bm25 } = index;
+  add('docFile', docFile);
+  add('docStart', docStart);
+  add('docEnd', docEnd);
+  add('docLanguage', docLanguage);
+  add('symbols', symbols.join('\u0000'));
+  add('terms', bm25.terms.join('\n'));
+  add('offsets', bm25.offsets);
+  add('docs', bm25.docs);
+  add('tfs', bm25.tfs);
+  add('counts', bm25.counts);
+  add('lengths', bm25.lengths);
+  add('alive', bm25.alive);
+  if (index.vectors) {
+    add('vectors', index.vectors.rows);
+    add('modelTerms', index.vectors.model.terms.join('\n'));
+    add('idf', index.vectors.model.idf);
+    add('basis', index.vectors.model.basis);
+  }
+  const parts: Uint8Array[] = [];
+  const at: Header['sections'] = {};
+  let offset = 0;
+  for (const [name, data] of sections) {
+    at[name] = [offset, data.byteLength];
+    parts.push(data);
+    offset += data.byteLength;
+    const pad = (8 - (offset % 8)) % 8;
+    if (pad) parts.push(new Uint8Array(pad));
+    offset += pad;
+  }
+  const header: Header = {
+    format: FORMAT,
     chunker: CHUNKER_VERSION,
-    files: Object.fromEntries([...stamps].map(([path, { size, mtimeMs }]) => [path, [size, mtimeMs]])),
-    chunks: [...chunks],
+    files: paths.map((path) => {
+      const { size, mtimeMs } = index.files.get(path) as FileStamp;
+      return [path, size, mtimeMs];
+    }),
+    languages,
+    dimensions: index.vectors?.model.dimensions ?? 0,
+    sections: at,
   };
-  await refuseLinks(root, file);
-  await writeFileAtomic(file, JSON.stringify(saved));
-  await ignoreEverythingIn(dirname(file));
+  let json = Buffer.from(JSON.stringify(header), 'utf8');
+  // The sections start 8-aligned: pad the header with spaces (still JSON).
+  const headPad = (8 - ((12 + json.byteLength) % 8)) % 8;
+  if (headPad) json = Buffer.concat([json, Buffer.from(' '.repeat(headPad))]);
+  const head = Buffer.alloc(12);
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(json.byteLength, 8);
+  if (inside) await refuseLinks(root, file);
+  await writeFileAtomic(file, [head, json, ...parts]);
+  if (inside) await ignoreEverythingIn(dirname(file));
   return file;
 }
 

@@ -6,6 +6,7 @@ export { CorpusVectors, type CorpusVectorsOptions } from './corpus-vectors.js';
 export type { DbSchemas, RefreshReport } from './db/db-schemas.js';
 export { type DbEngine, type DbTarget, parseDbTarget } from './db/db-target.js';
 export { describeReport, type IndexReport } from './file-chunks.js';
+export { cachedIndexFile, newestSavedIndex } from './index-cache.js';
 export { type LanguageSpec, languageOf } from './languages.js';
 export { DEFAULT_RANKING, type RankingWeights } from './ranking.js';
 export { formatResults, type ResultJson, resultsJson, shownScores } from './results.js';

@@ -5,6 +5,7 @@ import { McpkitError } from '../errors/index.js';
 import { type CheckedUrl, cloneRepo } from './clone.js';
 import { type BuildOptions, CodeIndex } from './code-index.js';
 import { describeReport } from './file-chunks.js';
+import { cachedIndexFile, newestSavedIndex } from './index-cache.js';
 import { type RepoWatch, watchRepo } from './repo-watcher.js';
 
 /** Options for {@link RepoCache}. */
@@ -15,19 +16,32 @@ export interface RepoCacheOptions {
   capacity: number;
   /** Follow file changes of local directories (default true). */
   watch?: boolean;
+  /**
+   * Save each local directory's index in the user's cache directory ({@link cachedIndexFile}) once built and after
+   * changes, and start from it (or from the repository's own `mcpkit index` file, whichever is newer); default false.
+   */
+  saveIndex?: boolean;
   /** The environment git runs with for a clone. */
   env: Readonly<Record<string, string | undefined>>;
   log: (message: string) => void;
 }
 
-/** A repository in the cache: its index (replaced by a fresh one as files change) and how far its build is. */
+/** A repository in the cache: its index once complete, the index being built meanwhile, and how far it is. */
 export interface CachedRepo {
   index: Promise<CodeIndex>;
+  /** The index while it is built (searchable for the files indexed so far); undefined while a clone is fetched. */
+  live?: CodeIndex;
+  /** Settles once `live` is there (a clone fetched). */
+  started: Promise<void>;
   progress: { done: number; total: number };
 }
 
 interface Entry extends CachedRepo {
+  /** Where its index is saved, if it is. */
+  saveTo?: string;
   watch?: RepoWatch;
+  /** A save waiting for changes to settle. */
+  saveTimer?: NodeJS.Timeout;
   /** Settles once the watcher (if any) is ready, or at once when the repository is not watched. */
   watching: Promise<void>;
   /** For a clone: deletes the checkout. */
@@ -84,9 +98,31 @@ export class RepoCache {
     await Promise.all(this.keys().map((key) => this.evict(key)));
   }
 
+  /**
+   * Saves an entry's index `ms` from now unless another change comes first (vectors learned first, so they are
+   * saved with it); nothing when nothing changed since it was loaded or saved.
+   */
+  private saveSoon(key: string, entry: Entry, ms: number): void {
+    const file = entry.saveTo;
+    if (!file) return;
+    clearTimeout(entry.saveTimer);
+    entry.saveTimer = setTimeout(() => {
+      void entry.index
+        .then(async (index) => {
+          await index.vectorsReady();
+          // An index stopped at its memory budget is not saved: the next start would take it for the whole tree.
+          if (this.entries.get(key) !== entry || !index.unsaved || index.overBudget) return;
+          await index.save(file);
+        })
+        .catch((error: Error) => this.options.log(`cannot save the index of ${key}: ${error.message}`));
+    }, ms);
+    entry.saveTimer.unref();
+  }
+
   private async evict(key: string): Promise<void> {
     const entry = this.entries.get(key);
     this.entries.delete(key);
+    clearTimeout(entry?.saveTimer);
     // Eviction runs unawaited from get(): a failure to stop a watcher or delete a clone is logged, never thrown.
     await Promise.all([entry?.watch?.close(), entry?.cleanup?.()]).catch((error: Error) =>
       this.options.log(`cannot release ${key}: ${error.message}`),
@@ -97,8 +133,10 @@ export class RepoCache {
     const { log } = this.options;
     const progress = { done: 0, total: 0 };
     const started = performance.now();
+    const budget = Number(this.options.env.MCPKIT_SEARCH_MEMORY_MB);
     const buildOptions: BuildOptions = {
       ...this.options.build,
+      ...(budget > 0 ? { memoryLimitMb: budget } : {}),
       onWarning: log,
       onProgress: (done, total) => {
         progress.done = done;
@@ -106,17 +144,29 @@ export class RepoCache {
       },
     };
     let checkout: string | undefined;
+    let began = (): void => undefined;
+    const cacheFile = !clone && this.options.saveIndex ? cachedIndexFile(key, this.options.env) : undefined;
+    const open = async (dir: string) => {
+      const indexFile = cacheFile ? await newestSavedIndex(dir, cacheFile) : undefined;
+      const build = CodeIndex.open(dir, { ...buildOptions, ...(indexFile ? { indexFile } : {}) });
+      entry.live = build.index;
+      began();
+      return build.done;
+    };
     const index = clone
       ? (async () => {
           checkout = await mkdtemp(join(tmpdir(), 'mcpkit-clone-'));
           await cloneRepo(clone, join(checkout, 'repo'), { env: this.options.env });
-          return CodeIndex.build(join(checkout, 'repo'), buildOptions);
+          return open(join(checkout, 'repo'));
         })()
-      : CodeIndex.build(key, buildOptions);
+      : Promise.resolve().then(() => open(key));
     let watching = (): void => undefined;
     const entry: Entry = {
       index,
       progress,
+      started: new Promise<void>((settle) => {
+        began = settle;
+      }),
       watching: new Promise<void>((settle) => {
         watching = settle;
       }),
@@ -128,16 +178,23 @@ export class RepoCache {
       (ready) => {
         const ms = Math.round(performance.now() - started);
         const guarded = describeReport(ready.report);
+        const how = ready.loadedFrom
+          ? `loaded the saved index of ${key} (${ready.loadedFrom})`
+          : `${clone ? 'cloned and indexed' : 'indexed'} ${key}`;
         log(
-          `${clone ? 'cloned and indexed' : 'indexed'} ${key}: ${ready.files} files, ${ready.chunks.length} chunks in ${ms} ms${guarded ? ` (${guarded})` : ''}`,
+          `${how}: ${ready.files} files, ${ready.chunkCount} chunks in ${ms} ms${guarded ? ` (${guarded})` : ''}`,
         );
+        if (cacheFile) {
+          entry.saveTo = cacheFile;
+          this.saveSoon(key, entry, 0);
+        }
         if (!clone && this.options.watch !== false && this.entries.get(key) === entry) {
           this.watch(key, entry, ready);
           void entry.watch?.ready.then(watching);
         } else watching();
         const learning = performance.now();
         void ready.vectorsReady().then(() => {
-          if (ready.hasVectors && !this.options.build.model)
+          if (ready.hasVectors && !this.options.build.model && !ready.loadedFrom)
             log(`learned vectors from ${key} in ${Math.round(performance.now() - learning)} ms`);
         });
       },
@@ -161,6 +218,7 @@ export class RepoCache {
         next.then(
           () => {
             if (this.entries.get(dir) === entry) entry.index = next;
+            this.saveSoon(dir, entry, SAVE_AFTER_MS);
           },
           (error: Error) => this.options.log(`cannot re-index ${paths.join(', ')}: ${error.message}`),
         );
@@ -168,6 +226,9 @@ export class RepoCache {
     );
   }
 }
+
+/** A watched index is saved this long after its last change (a burst of saves, a checkout, is saved once). */
+const SAVE_AFTER_MS = 5000;
 
 /** How many repositories stay indexed (`MCPKIT_SEARCH_CACHE_SIZE`, default 16; a bad value warns). */
 export function cacheCapacity(

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { type FileHandle, open, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 
@@ -18,6 +18,11 @@ export interface RepoFiles {
   readonly root: string;
   /** The bytes of the regular file at `full` (a path under the root), or undefined: see {@link repoFiles}. */
   read(full: string, options: RepoReadOptions): Promise<Buffer | undefined>;
+  /**
+   * {@link read}, synchronously, with the same checks: for the few files a search answer shows (a chunk's code is
+   * read from its file when shown, not held in memory).
+   */
+  readSync(full: string, options: RepoReadOptions): Buffer | undefined;
 }
 
 // Absent on Windows: there the checks below rest on the handle's stat and the realpath alone.
@@ -35,6 +40,7 @@ const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
  */
 export function repoFiles(root: string): RepoFiles {
   let rootReal: Promise<string> | undefined;
+  let rootRealNow: string | undefined;
   return {
     root,
     async read(full, options) {
@@ -54,6 +60,34 @@ export function repoFiles(root: string): RepoFiles {
         return undefined;
       } finally {
         await handle.close().catch(() => undefined);
+      }
+    },
+    readSync(full, options) {
+      let fd: number;
+      try {
+        fd = openSync(full, constants.O_RDONLY | NON_BLOCKING | (options.follow ? 0 : NO_FOLLOW));
+      } catch {
+        return undefined;
+      }
+      try {
+        const info = fstatSync(fd);
+        if (!info.isFile() || info.size > options.maxBytes) return undefined;
+        const named = process.platform === 'linux' ? readlinkSync(`/proc/self/fd/${fd}`) : realpathSync(full);
+        rootRealNow ??= realpathSync(root);
+        if (!isInside(named, rootRealNow)) return undefined;
+        const length = Math.min(info.size, options.head ?? info.size);
+        const buffer = Buffer.alloc(length);
+        let filled = 0;
+        while (filled < length) {
+          const read = readSync(fd, buffer, filled, length - filled, filled);
+          if (read === 0) break;
+          filled += read;
+        }
+        return buffer.subarray(0, filled);
+      } catch {
+        return undefined;
+      } finally {
+        closeSync(fd);
       }
     },
   };

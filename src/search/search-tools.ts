@@ -116,7 +116,7 @@ export const SEARCH_TOOLS: Tool[] = [
 export interface SearchToolsOptions {
   cache: RepoCache;
   locate: (repo: string | undefined) => Promise<RepoLocation>;
-  /** How long a call waits for an index still being built. */
+  /** How long a call waits for an index still being built before it answers from the part built so far. */
   waitMs: number;
   /** The mode of a search that names none; default hybrid when there are vectors, else bm25. */
   mode?: SearchMode;
@@ -131,14 +131,14 @@ export function searchToolsHandler(
 ): (name: string, args: Record<string, unknown>, ctx: ServerContext) => Promise<CallToolResult> {
   let warnedVectors = false;
 
-  const indexOf = async (repo: string | undefined, ctx: ServerContext): Promise<CodeIndex> => {
+  const indexOf = async (repo: string | undefined, ctx: ServerContext): Promise<Searched> => {
     const { key, clone } = await options.locate(repo);
     return waitForIndex(options.cache.get(key, clone), key, ctx, options.waitMs);
   };
 
   const search = async (args: SearchArgs, ctx: ServerContext): Promise<CallToolResult> => {
     const { query, top_k: limit } = args;
-    const index = await indexOf(args.repo, ctx);
+    const { index, partial } = await indexOf(args.repo, ctx);
     const mode = args.mode ?? options.mode ?? (index.hasVectors ? 'hybrid' : 'bm25');
     if (mode !== 'bm25' && options.vectors === 'none' && !options.model && !warnedVectors) {
       warnedVectors = true;
@@ -146,13 +146,19 @@ export function searchToolsHandler(
     }
     const used: SearchMode = index.hasVectors ? mode : 'bm25';
     const hits = index.search(query, limit, used);
-    if (hits.length === 0) return textResult('No results found.');
-    return textResult(formatResults(`Search results for: ${JSON.stringify(query)} (mode=${used})`, hits));
+    const so = partial ? ` (${partial})` : '';
+    if (hits.length === 0) return textResult(`No results found.${so}`);
+    return textResult(
+      formatResults(
+        `Search results for: ${JSON.stringify(query)} (mode=${used}${partial ? `, ${partial}` : ''})`,
+        hits,
+      ),
+    );
   };
 
   const findRelated = async (args: FindRelatedArgs, ctx: ServerContext): Promise<CallToolResult> => {
     const { file_path: file, line, top_k: limit } = args;
-    const index = await indexOf(args.repo, ctx);
+    const { index } = await indexOf(args.repo, ctx);
     const path = isAbsolute(file) ? relative(index.root, file).split(sep).join('/') : file;
     if (!index.hasFile(path)) throw refuse(`${file} is not in the index of ${index.root}`);
     const chunk = index.chunkAt(path, line);
@@ -183,42 +189,74 @@ function parsed<T extends z.ZodType>(schema: T, args: Record<string, unknown>): 
   throw refuse(result.error.issues[0]?.message ?? 'invalid arguments');
 }
 
+/** How long a call waits for a repository to be cloned before it says so. */
+const CLONE_WAIT_MS = 30_000;
+
+/** The index a call searches, and how far its build is when it is not complete. */
+interface Searched {
+  index: CodeIndex;
+  /** `partial: 6,012 of 15,143 files` while the build is under way. */
+  partial?: string;
+}
+
 /**
  * The repository's index once built, within `waitMs` (progress notifications meanwhile when the client sent a
- * token); then its vectors within the same budget, or bm25 alone when they take longer.
+ * token); past that, the index as far as it is built (the answer says how far). Vectors are waited for within the
+ * same budget, else the answer is bm25's.
  */
 async function waitForIndex(
   repo: CachedRepo,
   key: string,
   ctx: ServerContext,
   waitMs: number,
-): Promise<CodeIndex> {
+): Promise<Searched> {
   const send = progressSender(ctx);
-  const tick =
-    send &&
-    setInterval(() => {
-      const { done, total } = repo.progress;
-      void send({ progress: done, ...(total ? { total } : {}), message: 'indexing' });
-    }, 250);
+  const report = () => {
+    if (repo.live?.complete) return;
+    const { done, total } = repo.live?.progress ?? repo.progress;
+    void send?.({ progress: done, ...(total ? { total } : {}), message: 'indexing' });
+  };
+  // Once at once (a client shows the build from the first moment), then every 250 ms while the call waits.
+  if (send) report();
+  const tick = send && setInterval(report, 250);
   let timer: NodeJS.Timeout | undefined;
   try {
     const waited = new Promise<undefined>((done) => {
       timer = setTimeout(() => done(undefined), waitMs);
     });
-    const index = await Promise.race([repo.index, waited]).catch((error: Error) => {
+    const failed = (error: Error) => {
       throw new McpkitError('IO', `cannot index ${key}: ${error.message}`);
-    });
-    if (!index) {
-      const { done, total } = repo.progress;
-      throw new McpkitError(
-        'SERVER_UNAVAILABLE',
-        `the index of ${key} is still being built (${done} of ${total || '?'} files); try again shortly`,
-      );
+    };
+    // A saved index answers as soon as it is read, before the walk that checks it is done.
+    const usable = repo.started.then(() => repo.live?.usable).then(() => undefined);
+    let index = await Promise.race([repo.index, usable, waited]).catch(failed);
+    // Complete a moment before its promise says so: the same index, whole.
+    if (!index && repo.live?.complete) index = repo.live;
+    // A clone has nothing to answer from until it is fetched: wait for that (within CLONE_WAIT_MS).
+    if (!index && !repo.live) {
+      let cloneTimer: NodeJS.Timeout | undefined;
+      const cloneWaited = new Promise<undefined>((done) => {
+        cloneTimer = setTimeout(() => done(undefined), CLONE_WAIT_MS);
+      });
+      index = await Promise.race([repo.index, repo.started.then(() => undefined), cloneWaited])
+        .catch(failed)
+        .finally(() => clearTimeout(cloneTimer));
     }
-    // Vectors are learned after bm25 is ready: wait for them within the same budget, then answer with
-    // what there is (bm25 alone on a repository too large to learn them in time).
+    if (!index) {
+      const live = repo.live;
+      if (!live)
+        throw new McpkitError(
+          'SERVER_UNAVAILABLE',
+          `${key} is still being cloned; search it again in a few seconds`,
+        );
+      // A saved index answers whole while the tree is checked against it; a new one answers for the files so far.
+      if (live.loadedFrom) return { index: live, partial: 'saved index; checking files for changes' };
+      const { done, total } = live.progress;
+      const files = `${done.toLocaleString('en-US')} of ${total ? total.toLocaleString('en-US') : '?'} files`;
+      return { index: live, partial: `partial: ${files}` };
+    }
     await Promise.race([index.vectorsReady(), waited]);
-    return index;
+    return { index };
   } finally {
     clearTimeout(timer);
     clearInterval(tick);

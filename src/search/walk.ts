@@ -174,3 +174,35 @@ async function stamped(root: string, full: string): Promise<WalkedFile | undefin
 /** Whether the walker enters a directory of this name (with these options); for the watcher. */
 export const isSkippedDir = (name: string, options: Pick<WalkOptions, 'buildDirs'> = {}): boolean =>
   skipsName(name, true, options);
+
+/**
+ * Why a walk found nothing, when a `.gitignore` (or `.ignore`) at the top is the cause: Debian's `linux-source`
+ * ignores `/*` and then un-ignores `debian/` only. Names the file and the rule (the line that alone leaves out the
+ * most of the top-level entries); undefined when ignore rules are not the reason.
+ */
+export async function explainEmpty(root: string): Promise<string | undefined> {
+  const entries = (await readdir(root, { withFileTypes: true }).catch(() => [])).filter(
+    (entry) =>
+      (entry.isFile() || entry.isDirectory()) &&
+      !skipsName(entry.name, entry.isDirectory(), {}) &&
+      !['.gitignore', '.ignore'].includes(entry.name),
+  );
+  if (entries.length === 0) return undefined;
+  const reader = repoFiles(root);
+  const named = (entry: (typeof entries)[number]) => entry.name + (entry.isDirectory() ? '/' : '');
+  for (const name of ['.gitignore', '.ignore']) {
+    const bytes = await reader.read(join(root, name), { maxBytes: MAX_BYTES, follow: true });
+    if (bytes === undefined) continue;
+    let best: { line: number; rule: string; count: number } | undefined;
+    for (const [i, line] of bytes.toString('utf8').split(/\r?\n/).entries()) {
+      const rule = line.trim();
+      if (rule === '' || rule.startsWith('#') || rule.startsWith('!')) continue;
+      const one = ignore().add(rule);
+      const count = entries.filter((entry) => one.ignores(named(entry))).length;
+      if (count > (best?.count ?? 0)) best = { line: i + 1, rule, count };
+    }
+    if (best && best.count * 2 > entries.length)
+      return `nothing to index in ${root}: ${join(root, name)} line ${best.line} ("${best.rule}") ignores ${best.count} of the ${entries.length} entries at its top; remove that rule or search a directory it does not cover`;
+  }
+  return undefined;
+}

@@ -28,23 +28,27 @@ const schema = (column: string): Chunk[] => [
   },
 ];
 
-describe('extra chunk sets (the seam database schemas use)', () => {
-  it('swaps a named set in a new index, keeps it through file changes, and never saves it', async () => {
+describe('documents from another source (the seam database schemas use)', () => {
+  it('replaces a named set in one step, keeps it through file changes, finds chunks by its paths, never saves it', async () => {
     const index = await CodeIndex.build(root, { vectors: 'none', saved: false });
-    const withSchema = index.withExtraChunks('shop', schema('gift_message'));
     expect(index.search('gift message', 5).length).toBe(0);
-    expect(withSchema.search('gift message', 5)[0]?.chunk.path).toBe('db/shop/public.orders');
-    const replaced = withSchema.withExtraChunks('shop', schema('coupon_code'));
-    expect(replaced.search('gift message', 5).length).toBe(0);
-    expect(replaced.search('coupon code', 5)[0]?.chunk.path).toBe('db/shop/public.orders');
-    // A file change derives a new index from an older one: it carries the newest set, not that index's.
+    index.addDocuments('shop', schema('gift_message'));
+    expect(index.search('gift message', 5)[0]?.chunk.path).toBe('db/shop/public.orders');
+    index.addDocuments('shop', schema('coupon_code'));
+    expect(index.search('gift message', 5).length).toBe(0);
+    expect(index.search('coupon code', 5)[0]?.chunk.path).toBe('db/shop/public.orders');
+    // A file change updates the index in place: the set stays.
     await writeFile(join(root, 'orders.py'), 'def ship_order(db, order_id):\n    pass\n');
-    const changed = await withSchema.withFiles(['orders.py']);
-    expect(changed.search('coupon code', 5)[0]?.chunk.path).toBe('db/shop/public.orders');
-    expect(changed.search('ship order', 5)[0]?.chunk.path).toBe('orders.py');
-    expect(changed.hasFile('db/shop/public.orders')).toBe(true);
-    const saved = JSON.parse(await readFile(await changed.save(), 'utf8')) as { chunks: Chunk[] };
-    expect(saved.chunks.map((c) => c.path)).toEqual(['orders.py']);
-    expect(changed.withExtraChunks('shop', []).hasFile('db/shop/public.orders')).toBe(false);
+    await index.withFiles(['orders.py']);
+    expect(index.search('coupon code', 5)[0]?.chunk.path).toBe('db/shop/public.orders');
+    expect(index.search('ship order', 5)[0]?.chunk.path).toBe('orders.py');
+    // find_related starts from a table like from a file.
+    expect(index.hasFile('db/shop/public.orders')).toBe(true);
+    expect(index.chunkAt('db/shop/public.orders', 2)?.content).toContain('coupon_code text');
+    const saved = await readFile(await index.save());
+    expect(saved.includes(Buffer.from('db/shop/public.orders'))).toBe(false);
+    expect(saved.includes(Buffer.from('orders.py'))).toBe(true);
+    index.addDocuments('shop', []);
+    expect(index.hasFile('db/shop/public.orders')).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, open, readFile, rm, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Bm25Index } from '../../src/search/bm25.js';
 import { chunkFile } from '../../src/search/chunker.js';
 import { CodeIndex } from '../../src/search/code-index.js';
 import { loadSavedIndex, saveIndex } from '../../src/search/index-store.js';
@@ -158,19 +159,23 @@ describe('the saved index of an untrusted repository', () => {
     const target = join(outside, 'bashrc');
     await writeFile(target, 'keep me\n');
     await mkdir(join(root, '.mcpkit'), { recursive: true });
-    await symlink(target, join(root, '.mcpkit/search-index.json'));
-    await expect(saveIndex(root, new Map(), [])).rejects.toThrow(/is a symbolic link/);
+    await symlink(target, join(root, '.mcpkit/search-index.bin'));
+    await expect(
+      saveIndex(root, { files: new Map(), chunks: [], bm25: new Bm25Index().parts() }),
+    ).rejects.toThrow(/is a symbolic link/);
     expect(await readFile(target, 'utf8')).toBe('keep me\n');
     await rm(join(root, '.mcpkit'), { recursive: true });
     await symlink(outside, join(root, '.mcpkit'));
-    await expect(saveIndex(root, new Map(), [])).rejects.toThrow(/\.mcpkit is a symbolic link/);
+    await expect(
+      saveIndex(root, { files: new Map(), chunks: [], bm25: new Bm25Index().parts() }),
+    ).rejects.toThrow(/\.mcpkit is a symbolic link/);
     await rm(join(root, '.mcpkit'));
     await mkdir(join(root, '.mcpkit'));
-    await symlink('/dev/zero', join(root, '.mcpkit/search-index.json'));
+    await symlink('/dev/zero', join(root, '.mcpkit/search-index.bin'));
     expect(await loadSavedIndex(root)).toBeUndefined();
     if (!noFifo) {
-      await rm(join(root, '.mcpkit/search-index.json'));
-      mkfifo(join(root, '.mcpkit/search-index.json'));
+      await rm(join(root, '.mcpkit/search-index.bin'));
+      mkfifo(join(root, '.mcpkit/search-index.bin'));
       expect(await loadSavedIndex(root)).toBeUndefined();
     }
   });

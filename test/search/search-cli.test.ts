@@ -39,7 +39,7 @@ describe('mcpkit query and mcpkit index', () => {
     });
     expect(await out('index', repo)).toMatch(
       new RegExp(
-        `^indexed 3 files, 3 chunks in \\d+ ms; saved ${join(repo, '.mcpkit/search-index.json')}\\n$`,
+        `^indexed 3 files, 3 chunks in \\d+ ms, vectors in \\d+ ms; saved ${join(repo, '.mcpkit/search-index.bin')}\\n$`,
       ),
     );
     // The saved index is never committed: `mcpkit index` leaves a .gitignore of `*` beside it.
@@ -53,18 +53,25 @@ describe('mcpkit query and mcpkit index', () => {
     const changed = await query('purgeExpired');
     expect(changed.stderr).toContain('is out of date (1 files new or changed, 0 gone); re-indexed those');
     expect(changed.stdout).toContain('1. src/cache.ts:1-3');
-    await writeFile(join(repo, '.mcpkit/search-index.json'), '{ not json');
+    await writeFile(join(repo, '.mcpkit/search-index.bin'), '{ not an index');
     const broken = await query('purgeExpired');
-    expect(broken.stderr).toContain('search-index.json is not valid JSON; indexing from scratch');
+    expect(broken.stderr).toBe(
+      `mcpkit query: ${join(repo, '.mcpkit/search-index.bin')} is not an mcpkit search index; indexing from scratch\n`,
+    );
     expect(broken.stdout).toContain('1. src/cache.ts:1-3');
-    // An index saved by an older chunker (its chunks may be cut differently) is not reused.
+    // An index saved by another version (its chunks may be cut differently) is not reused: one warning line.
+    expect((await mcpkit(base, 'index', repo)).code).toBe(0);
+    const file = join(repo, '.mcpkit/search-index.bin');
+    const saved = await readFile(file);
     await writeFile(
-      join(repo, '.mcpkit/search-index.json'),
-      JSON.stringify({ format: 'mcpkit-search-index', version: 1, chunker: 1, files: {} }),
+      file,
+      Buffer.from(saved.toString('latin1').replace('"chunker":4', '"chunker":3'), 'latin1'),
     );
-    expect((await query('purgeExpired')).stderr).toContain(
-      'was written by another version of the chunker; indexing from scratch',
+    const other = await query('purgeExpired');
+    expect(other.stderr).toBe(
+      `mcpkit query: ${file} was written by another version of mcpkit; indexing from scratch\n`,
     );
+    expect(other.stdout).toContain('1. src/cache.ts:1-3');
   });
 });
 
@@ -80,7 +87,9 @@ describe('mcpkit index on hostile content', () => {
     );
     const { code, stdout } = await mcpkit(base, 'index', hostile);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^indexed 1 file, 1 chunk in \d+ ms \(1 left out as not text\); saved /);
+    expect(stdout).toMatch(
+      /^indexed 1 file, 1 chunk in \d+ ms, vectors in \d+ ms \(1 left out as not text\); saved /,
+    );
   });
 });
 

@@ -13,12 +13,12 @@ export async function withDatabases(
   warn: (message: string) => void,
   report: (message: string) => void = () => undefined,
 ): Promise<CodeIndex> {
-  let current = index;
+  const current = index;
   for (const target of targets) {
     const started = performance.now();
     try {
       const { schema, chunks } = await readSchemaChunks(target);
-      current = current.withExtraChunks(target.name, chunks);
+      current.addDocuments(target.name, chunks);
       report(
         `read ${target.name} (${target.shown}): ${schema.tables.length} tables and views, ${schema.routines.length} routines, ${schema.enums.length} enums in ${Math.round(performance.now() - started)} ms`,
       );
