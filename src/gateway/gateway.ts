@@ -17,11 +17,12 @@ import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
 import { Deferral, envelopeClientInfo, identityOf } from './deferral.js';
 import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
-import { loginByElicitation, urlOpener } from './login-elicitation.js';
 import { InputFlows } from './input-flows.js';
+import { loginByElicitation, urlOpener } from './login-elicitation.js';
 import { type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { ToolRouter } from './router.js';
+import { TaskRoutes } from './task-routes.js';
 import { toolIndexMarkdown } from './tool-search.js';
 import { type UpstreamStatus, Upstreams, type UpstreamsOptions } from './upstreams.js';
 
@@ -79,6 +80,7 @@ export class Gateway {
   private readonly inputs: InputFlows;
   private upstreams!: Upstreams;
   private router!: ToolRouter;
+  private tasks!: TaskRoutes;
   private pins?: PinStore;
   private current: Promise<Catalog> | undefined;
   /** The catalog `current` resolved to, while it is current (the fast path reads it synchronously). */
@@ -132,7 +134,9 @@ export class Gateway {
         'readyWaitMs',
       ]),
     });
+    gateway.tasks = new TaskRoutes((server) => gateway.upstreams.relay(server));
     gateway.router = new ToolRouter({
+      tasks: gateway.tasks,
       catalog: () => gateway.catalog(),
       built: () => gateway.built,
       upstreams: gateway.upstreams,
@@ -185,6 +189,7 @@ export class Gateway {
   intercept(): FrameIntercept {
     return toolCallFastPath({
       router: this.router,
+      tasks: this.tasks,
       downstream: () => this.downstreams.latest(),
       identity: (meta) => identityOf(envelopeClientInfo(meta)),
       serverInfo: SERVER_INFO,

@@ -203,7 +203,12 @@ async function relay<T>(request: () => Promise<T>): Promise<T> {
 function inputRound(ctx: ServerContext): InputRound {
   const { inputResponses, _meta } = ctx.mcpReq;
   const requestState = ctx.mcpReq.requestState();
-  const clientCapabilities = (_meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  // The envelope as the client sent it: the SDK's parsed `_meta` may leave out what it does not know (the
+  // tasks extension among the capabilities).
+  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope;
+  const clientCapabilities =
+    envelope?.[CLIENT_CAPABILITIES_META_KEY] ??
+    (_meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
   return {
     ...(inputResponses === undefined ? {} : { inputResponses }),
     ...(typeof requestState === 'string' ? { requestState } : {}),

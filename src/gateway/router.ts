@@ -12,6 +12,7 @@ import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import type { Asker, InputFlows } from './input-flows.js';
 import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
+import type { TaskRoutes } from './task-routes.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 import { type InputRound, relayToolCall } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
@@ -49,6 +50,8 @@ export interface RouterHost {
   prefix: PrefixMode;
   /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
   known: ReadonlyMap<string, string>;
+  /** Upstream tasks handed to 2026-07-28 clients under gateway ids. */
+  tasks: TaskRoutes;
   /** Answers `tool_search`. */
   toolSearch(catalog: Catalog, args: Record<string, unknown>, identity: string | undefined): CallToolResult;
 }
@@ -176,6 +179,9 @@ export class ToolRouter {
       // upstream's own state rides along, so the upstream checks it); a 2025 one is asked by the SDK path.
       if (relayed?.kind === 'input' && call.era === 'modern')
         return asCallToolResult({ ...withoutServerInfo(relayed.result, true), resultType: 'input_required' });
+      // The upstream made a task of it (the client declared the tasks extension): its id becomes ours.
+      if (relayed?.kind === 'task' && call.era === 'modern')
+        return asCallToolResult(this.host.tasks.adopt(target.server, relayed.result));
       if (relayed?.kind === 'error') {
         const { code, message, data } = relayed.error;
         // The upstream died during the call: the same answer as a call that found it down.
