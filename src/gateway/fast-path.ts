@@ -28,7 +28,7 @@ export interface FastPathHost {
 type Id = string | number;
 interface ToolCall {
   id: Id;
-  params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown };
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown; task?: unknown };
 }
 
 /**
@@ -59,6 +59,8 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
     const downstream = context ? undefined : host.downstream();
     const era: ProtocolEra | undefined = context?.era ?? downstream?.era;
     if (!era || !host.router.readyTarget(message.params.name)) return false;
+    // A 2025 client's call as a task is the gateway's task to run (see task-handlers.ts).
+    if (era === 'legacy' && 'task' in message.params) return false;
     const { id } = message;
     let signal: AbortSignal;
     if (context) signal = context.signal;

@@ -16,6 +16,8 @@ import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
 import type { ToolRouter } from './router.js';
+import { installTaskHandlers, startToolTask } from './task-handlers.js';
+import type { GatewayTasks } from './task-store.js';
 import { type InputRound, relayRequest } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 
@@ -32,6 +34,8 @@ export interface HandlerHost {
   statusJson(): string;
   upstreams: Upstreams;
   downstreams: Downstreams;
+  /** The tasks the gateway runs for 2025 clients that call a tool as a task. */
+  tasks: GatewayTasks;
 }
 
 /**
@@ -53,6 +57,13 @@ export function installHandlers(
     return page(host.listedTools(catalog, identity()), request.params?.cursor, 'tools');
   });
   server.setRequestHandler('tools/call', (request, ctx) => {
+    // A 2025 client may call any tool as a task (a 2026-07-28 one's `task` is a leftover: ignored).
+    const task = (request.params as { task?: { ttl?: unknown } }).task;
+    if (task && downstream.era === 'legacy' && capabilities.tasks) {
+      const ttl = typeof task.ttl === 'number' ? task.ttl : undefined;
+      const call = { name: request.params.name, arguments: request.params.arguments ?? {}, ttl };
+      return startToolTask(host.tasks, host.router, call, downstream, identity()) as never;
+    }
     const progress = progressSender(ctx);
     const round = downstream.era === 'modern' ? inputRound(ctx) : undefined;
     return host.router.call(request.params.name, request.params.arguments ?? {}, {
@@ -65,6 +76,7 @@ export function installHandlers(
       ...(round ? { round } : {}),
     });
   });
+  if (capabilities.tasks) installTaskHandlers(server, host.tasks);
   server.setRequestHandler('resources/list', async (request) => {
     const catalog = await host.catalog();
     const status = {
