@@ -145,7 +145,7 @@ export class Gateway {
         'readyWaitMs',
       ]),
     });
-    gateway.tasks = new TaskRoutes((server) => gateway.upstreams.relay(server));
+    gateway.tasks = new TaskRoutes((server) => gateway.upstreams.relay(server), gateway.offered);
     gateway.router = new ToolRouter({
       tasks: gateway.tasks,
       catalog: () => gateway.catalog(),

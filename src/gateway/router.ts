@@ -124,10 +124,21 @@ export class ToolRouter {
     args: Record<string, unknown>,
     call: RoutedCall,
   ): Promise<CallToolResult> {
-    const { upstreams, inputs } = this.host;
+    const { upstreams, inputs, tasks } = this.host;
     const connection = upstreams.connection(target.server);
     const down = upstreams.unavailable(target.server);
     if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
+    // A slow tool (one its 2025 upstream runs as a task) becomes the gateway's task for a 2026-07-28 client
+    // of the tasks extension.
+    if (
+      call.era === 'modern' &&
+      tasks.offers(target, call.round?.clientCapabilities, connection.protocolVersion)
+    ) {
+      const identity = call.identity === undefined ? {} : { identity: call.identity };
+      return asCallToolResult(
+        tasks.run((signal, progress) => this.relay(target, name, args, { signal, progress, ...identity })),
+      );
+    }
     // A 2026-07-28 client cannot be asked anything mid-call; a 2025 upstream's requests become its rounds.
     if (call.era === 'modern' && connection.protocolVersion !== MODERN) {
       const state = call.round?.requestState;

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { RawRelayPort } from '../client/index.js';
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
+import type { RawRelayPort, TaskInfo } from '../client/index.js';
+import type { ProgressUpdate } from '../serve/index.js';
+import type { ExposedTool } from './catalog.js';
 import { withoutServerInfo } from './relayed.js';
+import type { GatewayTasks } from './task-store.js';
 import { relayRequest } from './upstream-relay.js';
 
 /** The tasks extension of the 2026-07-28 revision (SEP-2663): server-decided tasks, results on `tasks/get`. */
@@ -23,6 +31,22 @@ interface Route {
   expires: number;
 }
 
+const MODERN = '2026-07-28';
+
+/** A task as the extension names its fields (`ttlMs`, `pollIntervalMs`). */
+function extensionTask(task: TaskInfo): Record<string, unknown> {
+  const { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval } = task;
+  return {
+    taskId,
+    status,
+    ...(statusMessage === undefined ? {} : { statusMessage }),
+    createdAt,
+    lastUpdatedAt,
+    ttlMs: ttl ?? null,
+    ...(pollInterval === undefined ? {} : { pollIntervalMs: pollInterval }),
+  };
+}
+
 /** Whether a request's `_meta` declares the tasks extension among its client's capabilities. */
 export function declaresTasks(meta: unknown): boolean {
   const capabilities = (meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
@@ -41,7 +65,42 @@ export function declaresTasks(meta: unknown): boolean {
 export class TaskRoutes {
   private readonly routes = new Map<string, Route>();
 
-  constructor(private readonly relayOf: (server: string) => RawRelayPort | undefined) {}
+  constructor(
+    private readonly relayOf: (server: string) => RawRelayPort | undefined,
+    /** The gateway's own tasks: those it runs for tools of upstreams without the extension. */
+    private readonly offered: GatewayTasks,
+  ) {}
+
+  /**
+   * Whether the gateway makes a task of a 2026-07-28 client's call to this tool: the client declared the
+   * extension (`capabilities`), and the tool's 2025 upstream lists it as one that runs as a task
+   * (`execution.taskSupport` `optional` or `required`: the only tools known to be slow). A 2026 upstream
+   * decides for itself.
+   */
+  offers(target: ExposedTool, capabilities: unknown, upstreamVersion: string | undefined): boolean {
+    if (upstreamVersion === MODERN || !declaresTasks({ [CLIENT_CAPABILITIES_META_KEY]: capabilities }))
+      return false;
+    const support = (target.definition as { execution?: { taskSupport?: string } }).execution?.taskSupport;
+    return support === 'optional' || support === 'required';
+  }
+
+  /**
+   * Runs a call as one of the gateway's tasks; the extension's `CreateTaskResult` for it, at once. Its
+   * progress becomes the task's status message.
+   */
+  run(
+    call: (
+      signal: AbortSignal,
+      progress: (update: ProgressUpdate) => Promise<void>,
+    ) => Promise<CallToolResult>,
+  ): Record<string, unknown> {
+    const task = this.offered.create(undefined, (signal, report) =>
+      call(signal, async ({ progress, total, message }) =>
+        report(message ?? (total ? `${progress}/${total}` : String(progress))),
+      ),
+    );
+    return { ...extensionTask(task), resultType: 'task' };
+  }
 
   /** An upstream's `CreateTaskResult`, its task id replaced by a new gateway id. */
   adopt(server: string, result: Record<string, unknown>): Record<string, unknown> {
@@ -70,6 +129,8 @@ export class TaskRoutes {
         { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
       );
     const id = params.taskId;
+    const own = typeof id === 'string' ? this.offered.detail(id) : undefined;
+    if (own) return this.serveOwn(method, own);
     const route = typeof id === 'string' ? this.routes.get(id) : undefined;
     if (!route || route.expires < Date.now())
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${String(id)}`);
@@ -97,6 +158,24 @@ export class TaskRoutes {
     const result: Record<string, unknown> = { ...outcome.result, resultType: 'complete' };
     if ('taskId' in result) result.taskId = id;
     return result;
+  }
+
+  /** The extension's answers for a task the gateway runs itself (it asks no input: `tasks/update` is acked). */
+  private serveOwn(
+    method: string,
+    task: NonNullable<ReturnType<GatewayTasks['detail']>>,
+  ): Record<string, unknown> {
+    if (method === 'tasks/cancel') {
+      this.offered.cancel(task.taskId);
+      return { resultType: 'complete' };
+    }
+    if (method !== 'tasks/get') return { resultType: 'complete' };
+    return {
+      resultType: 'complete',
+      ...extensionTask(task),
+      ...(task.result ? { result: task.result } : {}),
+      ...(task.error ? { error: task.error } : {}),
+    };
   }
 
   private prune(): void {

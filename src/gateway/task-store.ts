@@ -119,6 +119,16 @@ export class GatewayTasks {
     return task && info(task);
   }
 
+  /** A task with its outcome, when it has one (the tasks extension inlines it on `tasks/get`). */
+  detail(
+    taskId: string,
+  ):
+    | (TaskInfo & { result?: CallToolResult; error?: { code: number; message: string; data?: unknown } })
+    | undefined {
+    const task = this.live(taskId);
+    return task && { ...task };
+  }
+
   /** Every task kept, newest first. */
   list(): TaskInfo[] {
     this.prune();

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { callToolAsTask, listTasks } from '../../src/client/tool-tasks.js';
 import { createHttpHandler, type HttpHandler } from '../../src/serve/index.js';
-import { eventually, startGateway } from '../helpers/gateway.js';
-import { fixture } from '../helpers/servers.js';
+import { connectInProcess, eventually, startGateway, textOf } from '../helpers/gateway.js';
+import { everything, fixture } from '../helpers/servers.js';
 
 // The tasks extension (SEP-2663) through the gateway: two real upstreams (mcpkit's stand-in for the
 // conformance suite's reference server, subprocesses) make tasks; a 2026-07-28 client (raw frames over the
@@ -25,13 +27,17 @@ async function twoUpstreams(): Promise<HttpHandler> {
     name,
     entry: { command: process.execPath, args: [fixture('servers/conformance-server.mjs')] },
   });
-  const started = await startGateway([server('a'), server('b')]);
+  return (await gatewayOver([server('a'), server('b')])).http;
+}
+
+async function gatewayOver(servers: Parameters<typeof startGateway>[0]) {
+  const started = await startGateway(servers);
   const http = createHttpHandler(started.gateway.factory, { intercept: started.gateway.intercept() });
   cleanups.push(async () => {
     await http.close();
     await started.close();
   });
-  return http;
+  return { http, gateway: started.gateway };
 }
 
 let nextId = 1;
@@ -113,4 +119,55 @@ describe('gateway: upstream tasks (the tasks extension) pass through under gatew
     expect(plain.result?.resultType).toBe('complete');
     expect(plain.result?.content?.[0]?.text).toBe('computed  after 0s');
   }, 30_000);
+});
+
+// server-everything (SDK v1, 2025 revisions) lists `simulate-research-query` with execution.taskSupport
+// "required" and knows nothing of the 2026 extension: the gateway makes the task.
+describe("gateway: its own tasks for a 2025 upstream's task tools", () => {
+  it('gives a 2026-07-28 client of the extension a task, its result inline on tasks/get', async () => {
+    const { http } = await gatewayOver([{ name: 'e', entry: everything }]);
+    const created = await send(http, 'tools/call', {
+      name: 'e__simulate-research-query',
+      arguments: { topic: 'tides' },
+    });
+    expect(created.result?.resultType).toBe('task');
+    expect(created.result).toMatchObject({ status: 'working', ttlMs: expect.any(Number) });
+    const taskId = created.result?.taskId as string;
+    const done = await eventually(async () => {
+      const got = await send(http, 'tasks/get', { taskId });
+      return got.result?.status === 'working' ? undefined : got.result;
+    });
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.result)).toContain('Research Report: tides');
+    // Without the extension the gateway makes no task: the call runs to its end (as a task upstream).
+    const plain = await send(
+      http,
+      'tools/call',
+      { name: 'e__simulate-research-query', arguments: { topic: 'moons' } },
+      {},
+    );
+    expect(plain.result?.resultType).toBe('complete');
+    expect(JSON.stringify(plain.result?.content)).toContain('Research Report: moons');
+  }, 60_000);
+
+  it("runs a 2025 client's task call, its upstream task running under it", async () => {
+    const { gateway } = await gatewayOver([{ name: 'e', entry: everything }]);
+    const { client, close } = await connectInProcess(gateway);
+    cleanups.push(close);
+    const statuses: string[] = [];
+    const result = await callToolAsTask(
+      client,
+      'e__simulate-research-query',
+      { topic: 'stars' },
+      {
+        timeoutMs: 30_000,
+        onProgress: (update) => void statuses.push(update.message ?? ''),
+      },
+    );
+    expect(textOf(result)).toContain('Research Report: stars');
+    expect(statuses[0]).toBe('working');
+    const [task] = await listTasks(client, { timeoutMs: 5000 });
+    expect(task?.status).toBe('completed');
+    expect(z.string().uuid().safeParse(task?.taskId).success).toBe(true);
+  }, 60_000);
 });
