@@ -23,15 +23,24 @@ export function startToolTask(
   downstream: Downstream,
   identity: string,
 ): { task: TaskInfo; content: { type: 'text'; text: string }[] } {
-  const task = tasks.create(call.ttl, (signal, report) =>
-    router.call(call.name, call.arguments, {
-      signal,
-      downstream,
-      era: downstream.era,
-      identity,
-      progress: async ({ progress, total, message }) =>
-        report(message ?? (total ? `${progress}/${total}` : String(progress))),
-    }),
+  const task = tasks.create(
+    call.ttl,
+    (signal, report) =>
+      router.call(call.name, call.arguments, {
+        signal,
+        downstream,
+        era: downstream.era,
+        identity,
+        progress: async ({ progress, total, message }) =>
+          report(message ?? (total ? `${progress}/${total}` : String(progress))),
+      }),
+    // Its client hears of each change without polling (SEP-1686's optional status notification).
+    (changed) => {
+      if (!downstream.server.transport) return;
+      downstream.server
+        .notification({ method: 'notifications/tasks/status', params: changed } as never)
+        .catch(() => undefined);
+    },
   );
   // The task, and a line for the reader: SDK v2 clients refuse a tools/call answer without `content`.
   const text = `Task ${task.taskId} started: tasks/get for its status, tasks/result for its result.`;

@@ -41,6 +41,8 @@ export class GatewayTasks {
   private readonly tasks = new Map<string, StoredTask>();
   private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** Who hears of each change of a running task (its client, by `notifications/tasks/status`). */
+  private readonly watchers = new Map<string, (task: TaskInfo) => void>();
   private writing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -72,11 +74,13 @@ export class GatewayTasks {
 
   /**
    * Starts `run` as a task and returns it at once (status `working`). `ttl` is the client's wish in
-   * milliseconds (capped at a day). The run's signal aborts on `tasks/cancel`.
+   * milliseconds (capped at a day). The run's signal aborts on `tasks/cancel`. `onStatus` hears of each
+   * new status message and of the end.
    */
   create(
     ttl: number | undefined,
     run: (signal: AbortSignal, report: TaskReport) => Promise<CallToolResult>,
+    onStatus?: (task: TaskInfo) => void,
   ): TaskInfo {
     const now = new Date().toISOString();
     const task: StoredTask = {
@@ -89,12 +93,15 @@ export class GatewayTasks {
     };
     this.prune();
     this.tasks.set(task.taskId, task);
+    if (onStatus) this.watchers.set(task.taskId, onStatus);
     const controller = new AbortController();
     this.running.set(task.taskId, controller);
     const report: TaskReport = (message) => {
       if (task.status !== 'working') return;
+      if (task.statusMessage === message) return;
       task.statusMessage = message;
       task.lastUpdatedAt = new Date().toISOString();
+      onStatus?.(info(task));
     };
     run(controller.signal, report).then(
       (result) => this.finish(task, { status: 'completed', result }),
@@ -177,6 +184,8 @@ export class GatewayTasks {
     if (TERMINAL.has(task.status)) return;
     Object.assign(task, fields, { lastUpdatedAt: new Date().toISOString() });
     this.running.delete(task.taskId);
+    this.watchers.get(task.taskId)?.(info(task));
+    this.watchers.delete(task.taskId);
     for (const wake of this.waiters.get(task.taskId) ?? []) wake();
     this.waiters.delete(task.taskId);
     this.save();

@@ -57,6 +57,11 @@ async function tempFile(): Promise<string> {
 describe('gateway: tasks offered for any tool (2025 clients)', () => {
   it('runs a call as a task: status with progress, the result, the list, and cancel', async () => {
     const { client, upstream } = await gatewayWith(await tempFile());
+    const heard: { status: string; statusMessage?: string }[] = [];
+    client.fallbackNotificationHandler = async (note) => {
+      if (note.method === 'notifications/tasks/status')
+        heard.push(note.params as { status: string; statusMessage?: string });
+    };
     expect(client.getServerCapabilities()?.tasks).toEqual({
       list: {},
       cancel: {},
@@ -83,6 +88,12 @@ describe('gateway: tasks offered for any tool (2025 clients)', () => {
       z.looseObject({ content: z.array(z.looseObject({ text: z.string() })) }),
     );
     expect(result.content[0]?.text).toBe('done one');
+    // Each change was told without polling: the progress message, then the end.
+    await eventually(() => (heard.length >= 2 ? true : undefined));
+    expect(heard.map((t) => [t.status, t.statusMessage])).toEqual([
+      ['working', 'half of one'],
+      ['completed', 'half of one'],
+    ]);
     expect((await getTask(client, taskId, { timeoutMs: 5000 })).status).toBe('completed');
     expect((await listTasks(client, { timeoutMs: 5000 })).map((t) => [t.taskId, t.status])).toEqual([
       [taskId, 'completed'],
@@ -124,5 +135,31 @@ describe('gateway: tasks offered for any tool (2025 clients)', () => {
       z.looseObject({ content: z.array(z.looseObject({ text: z.string() })) }),
     );
     expect(result.content[0]?.text).toBe('done kept');
+  });
+
+  it('forgets a finished task once its TTL has run out', async () => {
+    const { client, upstream } = await gatewayWith(await tempFile());
+    const created = (await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'slow__wait', arguments: { label: 'brief' }, task: { ttl: 200 } },
+      },
+      z.looseObject({ task: z.looseObject({ taskId: z.string(), ttl: z.number() }) }),
+    )) as { task: { taskId: string; ttl: number } };
+    expect(created.task.ttl).toBe(200);
+    await eventually(() => (upstream.waiting() > 0 ? true : undefined));
+    upstream.release();
+    const { taskId } = created.task;
+    await eventually(async () =>
+      (await getTask(client, taskId, { timeoutMs: 5000 })).status === 'completed' ? true : undefined,
+    );
+    await eventually(async () =>
+      (await getTask(client, taskId, { timeoutMs: 5000 }).catch((error: Error) => error.message))
+        .toString()
+        .includes('Unknown task')
+        ? true
+        : undefined,
+    );
+    expect(await listTasks(client, { timeoutMs: 5000 })).toEqual([]);
   });
 });
