@@ -15,6 +15,7 @@ import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
 import type { TaskRoutes } from './task-routes.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 import { type InputRound, relayToolCall } from './upstream-relay.js';
+import { runUpstreamTask, wantsTasksExtension } from './upstream-task.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The stateless revision: its clients answer an upstream's questions through `input_required`. */
@@ -193,6 +194,10 @@ export class ToolRouter {
       // The upstream made a task of it (the client declared the tasks extension): its id becomes ours.
       if (relayed?.kind === 'task' && call.era === 'modern')
         return asCallToolResult(this.host.tasks.adopt(target.server, relayed.result));
+      // A task-only tool of a 2026-07-28 upstream, for a 2025 client (which cannot take such a task): the
+      // gateway follows the task. A 2026-07-28 client gets the -32021 and may declare the extension.
+      if (relayed?.kind === 'error' && relay && call.era !== 'modern' && wantsTasksExtension(relayed.error))
+        return await runUpstreamTask(relay, target.tool, args, call.signal, call.progress);
       if (relayed?.kind === 'error') {
         const { code, message, data } = relayed.error;
         // The upstream died during the call: the same answer as a call that found it down.
@@ -209,6 +214,12 @@ export class ToolRouter {
       if (sent.length > 0) await Promise.all(sent);
       return result;
     } catch (error) {
+      const port =
+        call.era !== 'modern' &&
+        error instanceof ProtocolError &&
+        wantsTasksExtension(error) &&
+        upstreams.relay(target.server);
+      if (port) return await runUpstreamTask(port, target.tool, args, call.signal, call.progress);
       if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
       if (isMcpkitError(error)) return unavailable(name, error.message);
       throw error;

@@ -171,3 +171,21 @@ describe("gateway: its own tasks for a 2025 upstream's task tools", () => {
     expect(z.string().uuid().safeParse(task?.taskId).success).toBe(true);
   }, 60_000);
 });
+
+describe("gateway: a 2026-07-28 upstream's task-only tool for a 2025 client", () => {
+  it('follows the task upstream and answers with its result, plainly or as a gateway task', async () => {
+    const { gateway } = await gatewayOver([
+      {
+        name: 'ref',
+        entry: { command: process.execPath, args: [fixture('servers/conformance-server.mjs')] },
+      },
+    ]);
+    const { client, close } = await connectInProcess(gateway);
+    cleanups.push(close);
+    // failing_job refuses a client without the extension (-32021); the gateway declares it and follows.
+    const plain = await client.callTool({ name: 'ref__failing_job', arguments: {} });
+    expect([plain.isError, textOf(plain)]).toEqual([true, 'the job failed']);
+    const asTask = await callToolAsTask(client, 'ref__failing_job', {}, { timeoutMs: 30_000 });
+    expect([asTask.isError, textOf(asTask)]).toEqual([true, 'the job failed']);
+  }, 30_000);
+});
