@@ -19,7 +19,7 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /** SEP-2575's "Missing Required Client Capability". */
-const MISSING_CAPABILITY = -32021;
+export const MISSING_CAPABILITY = -32021;
 
 /** How long a route outlives its task's last news when the upstream names no `ttlMs`. */
 const DEFAULT_KEEP_MS = 60 * 60 * 1000;

@@ -2,11 +2,9 @@ import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcon
 import type { RawRelayPort } from '../client/index.js';
 import type { ProgressUpdate } from '../serve/index.js';
 import { asCallToolResult } from './relayed.js';
-import { TASKS_EXTENSION } from './task-routes.js';
+import { MISSING_CAPABILITY, TASKS_EXTENSION } from './task-routes.js';
 import { relayRequest } from './upstream-relay.js';
 
-/** SEP-2575's "Missing Required Client Capability". */
-const MISSING_CAPABILITY = -32021;
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
