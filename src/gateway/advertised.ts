@@ -1,6 +1,7 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import { count } from '../internal/plural.js';
 import type { CatalogSource, PrefixMode } from './catalog.js';
+import { TASKS_EXTENSION } from './task-routes.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 
 /** What the gateway advertises to a client: capabilities and instructions, from its ready upstreams. */
@@ -28,6 +29,10 @@ function capabilities(sources: readonly CatalogSource[]): ServerCapabilities {
     logging: {},
     ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
     ...(offered.some((c) => c.completions) ? { completions: {} } : {}),
+    // Upstream tasks pass through (task-routes.ts) to clients that declare the extension.
+    ...(offered.some((c) => c.extensions?.[TASKS_EXTENSION])
+      ? { extensions: { [TASKS_EXTENSION]: {} } }
+      : {}),
   };
 }
 

@@ -7,14 +7,17 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { errorMessage } from '../internal/error-message.js';
-import { type FrameIntercept, modernResult, progressTokenOf } from '../serve/index.js';
+import { type FrameIntercept, type InterceptContext, modernResult, progressTokenOf } from '../serve/index.js';
 import type { Downstream } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
 import type { RoutedCall, ToolRouter } from './router.js';
+import { TASK_METHODS, type TaskRoutes } from './task-routes.js';
 
 /** What the fast path needs from its gateway. */
 export interface FastPathHost {
   router: ToolRouter;
+  /** Where a 2026-07-28 client's `tasks/get`, `tasks/update` and `tasks/cancel` go. */
+  tasks: TaskRoutes;
   /** The client on this stdio connection, once its handshake made one. */
   downstream(): Downstream | undefined;
   /** Who a 2026-07-28 request comes from (see `identityOf`). */
@@ -25,7 +28,7 @@ export interface FastPathHost {
 type Id = string | number;
 interface ToolCall {
   id: Id;
-  params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown };
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown; task?: unknown };
 }
 
 /**
@@ -50,10 +53,14 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       controller.abort(params?.reason ?? 'cancelled by the client');
       return true;
     }
+    if (typeof method === 'string' && TASK_METHODS.has(method))
+      return serveTaskRequest(host, message, reply, context);
     if (method !== 'tools/call' || !isPlainCall(message)) return false;
     const downstream = context ? undefined : host.downstream();
     const era: ProtocolEra | undefined = context?.era ?? downstream?.era;
     if (!era || !host.router.readyTarget(message.params.name)) return false;
+    // A 2025 client's call as a task is the gateway's task to run (see task-handlers.ts).
+    if (era === 'legacy' && 'task' in message.params) return false;
     const { id } = message;
     let signal: AbortSignal;
     if (context) signal = context.signal;
@@ -85,19 +92,38 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
           result: era === 'modern' ? modernResult(record, host.serverInfo) : withoutServerInfo(record, true),
         });
       },
-      (error: unknown) => {
-        const {
-          code,
-          message: text,
-          data,
-        } = error instanceof ProtocolError
-          ? error
-          : new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(error));
-        answer({ error: { code, message: text, ...(data === undefined ? {} : { data }) } });
-      },
+      (error: unknown) => answer({ error: wireError(error) }),
     );
     return true;
   };
+}
+
+/** A 2026-07-28 client's request about a task (the tasks extension), routed to the task's upstream. */
+function serveTaskRequest(
+  host: FastPathHost,
+  message: JSONRPCMessage,
+  reply: (message: JSONRPCMessage) => Promise<void>,
+  context: InterceptContext | undefined,
+): boolean {
+  const { id, method, params } = message as { id?: unknown; method: string; params?: unknown };
+  if ((typeof id !== 'string' && typeof id !== 'number') || !isObject(params)) return false;
+  if ((context?.era ?? host.downstream()?.era) !== 'modern') return false;
+  const answer = (body: { result: Record<string, unknown> } | { error: unknown }) =>
+    void reply({ jsonrpc: '2.0', id, ...body } as JSONRPCMessage).catch(() => undefined);
+  host.tasks.serve(method, params, context?.signal).then(
+    (result) => answer({ result: modernResult(result, host.serverInfo) }),
+    (error: unknown) => answer({ error: wireError(error) }),
+  );
+  return true;
+}
+
+/** A thrown error as a JSON-RPC error: a protocol error keeps its code and data, anything else is -32603. */
+function wireError(error: unknown): { code: number; message: string; data?: unknown } {
+  const { code, message, data } =
+    error instanceof ProtocolError
+      ? error
+      : new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(error));
+  return { code, message, ...(data === undefined ? {} : { data }) };
 }
 
 function isPlainCall(message: unknown): message is ToolCall {

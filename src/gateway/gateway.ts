@@ -22,6 +22,9 @@ import { loginByElicitation, urlOpener } from './login-elicitation.js';
 import { type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { ToolRouter } from './router.js';
+import { OFFERED_TASKS } from './task-handlers.js';
+import { TaskRoutes } from './task-routes.js';
+import { GatewayTasks } from './task-store.js';
 import { toolIndexMarkdown } from './tool-search.js';
 import { type UpstreamStatus, Upstreams, type UpstreamsOptions } from './upstreams.js';
 
@@ -40,6 +43,11 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   pin?: PinMode;
   /** Where pins are kept; default `<user config dir>/pins.json`. */
   pinFile?: string;
+  /**
+   * Where the finished tasks the gateway ran for its clients are kept across restarts; default
+   * `<user config dir>/gateway-tasks.json`.
+   */
+  taskFile?: string;
   /**
    * Servers whose tools are never pinned: those that ship with mcpkit (the built-in code search), whose
    * definitions change with mcpkit's own version, not behind the user's back.
@@ -79,6 +87,8 @@ export class Gateway {
   private readonly inputs: InputFlows;
   private upstreams!: Upstreams;
   private router!: ToolRouter;
+  private tasks!: TaskRoutes;
+  private offered!: GatewayTasks;
   private pins?: PinStore;
   private current: Promise<Catalog> | undefined;
   /** The catalog `current` resolved to, while it is current (the fast path reads it synchronously). */
@@ -114,6 +124,9 @@ export class Gateway {
       const file = options.pinFile ?? join(userConfigDir(options.env ?? process.env), 'pins.json');
       gateway.pins = await new PinStore(file).load();
     }
+    const taskFile =
+      options.taskFile ?? join(userConfigDir(options.env ?? process.env), 'gateway-tasks.json');
+    gateway.offered = await new GatewayTasks(taskFile, gateway.log).load();
     gateway.upstreams = await Upstreams.start({
       servers: options.servers,
       handlers: gateway.downstreams.handlers(),
@@ -132,7 +145,9 @@ export class Gateway {
         'readyWaitMs',
       ]),
     });
+    gateway.tasks = new TaskRoutes((server) => gateway.upstreams.relay(server), gateway.offered);
     gateway.router = new ToolRouter({
+      tasks: gateway.tasks,
       catalog: () => gateway.catalog(),
       built: () => gateway.built,
       upstreams: gateway.upstreams,
@@ -185,6 +200,7 @@ export class Gateway {
   intercept(): FrameIntercept {
     return toolCallFastPath({
       router: this.router,
+      tasks: this.tasks,
       downstream: () => this.downstreams.latest(),
       identity: (meta) => identityOf(envelopeClientInfo(meta)),
       serverInfo: SERVER_INFO,
@@ -235,6 +251,7 @@ export class Gateway {
     clearTimeout(this.refreshTimer);
     this.inputs.closeAll();
     await this.upstreams.close();
+    await this.offered?.flush();
   }
 
   private async build(): Promise<Catalog> {
@@ -305,7 +322,12 @@ export class Gateway {
     // What the instance advertises depends only on which upstreams are ready: worked out once per catalog
     // (stateless HTTP builds an instance per request).
     this.advertised ??= advertised(this.upstreams.sources(), this.prefix);
-    const { capabilities, instructions } = this.advertised;
+    const { instructions } = this.advertised;
+    // A 2025 client may call any tool as a task (the 2026-07-28 revision moved tasks to an extension).
+    const capabilities =
+      era === 'legacy'
+        ? { ...this.advertised.capabilities, tasks: OFFERED_TASKS }
+        : this.advertised.capabilities;
     const server = new Server(SERVER_INFO, { capabilities, ...(instructions ? { instructions } : {}) });
     const downstream = this.downstreams.track(server, era, ({ identity }) => {
       if (identity !== undefined) this.deferral.forget(identity);
@@ -317,6 +339,7 @@ export class Gateway {
       statusJson: () => JSON.stringify({ servers: this.status(), clients: this.downstreams.size }, null, 2),
       upstreams: this.upstreams,
       downstreams: this.downstreams,
+      tasks: this.offered,
     };
     installHandlers(server, downstream, capabilities, this.host);
     return server;

@@ -16,6 +16,8 @@ import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
 import type { ToolRouter } from './router.js';
+import { installTaskHandlers, startToolTask } from './task-handlers.js';
+import type { GatewayTasks } from './task-store.js';
 import { type InputRound, relayRequest } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 
@@ -32,6 +34,8 @@ export interface HandlerHost {
   statusJson(): string;
   upstreams: Upstreams;
   downstreams: Downstreams;
+  /** The tasks the gateway runs for 2025 clients that call a tool as a task. */
+  tasks: GatewayTasks;
 }
 
 /**
@@ -53,6 +57,13 @@ export function installHandlers(
     return page(host.listedTools(catalog, identity()), request.params?.cursor, 'tools');
   });
   server.setRequestHandler('tools/call', (request, ctx) => {
+    // A 2025 client may call any tool as a task (a 2026-07-28 one's `task` is a leftover: ignored).
+    const task = (request.params as { task?: { ttl?: unknown } }).task;
+    if (task && downstream.era === 'legacy' && capabilities.tasks) {
+      const ttl = typeof task.ttl === 'number' ? task.ttl : undefined;
+      const call = { name: request.params.name, arguments: request.params.arguments ?? {}, ttl };
+      return startToolTask(host.tasks, host.router, call, downstream, identity()) as never;
+    }
     const progress = progressSender(ctx);
     const round = downstream.era === 'modern' ? inputRound(ctx) : undefined;
     return host.router.call(request.params.name, request.params.arguments ?? {}, {
@@ -65,6 +76,7 @@ export function installHandlers(
       ...(round ? { round } : {}),
     });
   });
+  if (capabilities.tasks) installTaskHandlers(server, host.tasks);
   server.setRequestHandler('resources/list', async (request) => {
     const catalog = await host.catalog();
     const status = {
@@ -203,7 +215,12 @@ async function relay<T>(request: () => Promise<T>): Promise<T> {
 function inputRound(ctx: ServerContext): InputRound {
   const { inputResponses, _meta } = ctx.mcpReq;
   const requestState = ctx.mcpReq.requestState();
-  const clientCapabilities = (_meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  // The envelope as the client sent it: the SDK's parsed `_meta` may leave out what it does not know (the
+  // tasks extension among the capabilities).
+  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope;
+  const clientCapabilities =
+    envelope?.[CLIENT_CAPABILITIES_META_KEY] ??
+    (_meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
   return {
     ...(inputResponses === undefined ? {} : { inputResponses }),
     ...(typeof requestState === 'string' ? { requestState } : {}),

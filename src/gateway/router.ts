@@ -12,8 +12,10 @@ import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import type { Asker, InputFlows } from './input-flows.js';
 import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
+import type { TaskRoutes } from './task-routes.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 import { type InputRound, relayToolCall } from './upstream-relay.js';
+import { runUpstreamTask, wantsTasksExtension } from './upstream-task.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The stateless revision: its clients answer an upstream's questions through `input_required`. */
@@ -49,6 +51,8 @@ export interface RouterHost {
   prefix: PrefixMode;
   /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
   known: ReadonlyMap<string, string>;
+  /** Upstream tasks handed to 2026-07-28 clients under gateway ids. */
+  tasks: TaskRoutes;
   /** Answers `tool_search`. */
   toolSearch(catalog: Catalog, args: Record<string, unknown>, identity: string | undefined): CallToolResult;
 }
@@ -121,10 +125,21 @@ export class ToolRouter {
     args: Record<string, unknown>,
     call: RoutedCall,
   ): Promise<CallToolResult> {
-    const { upstreams, inputs } = this.host;
+    const { upstreams, inputs, tasks } = this.host;
     const connection = upstreams.connection(target.server);
     const down = upstreams.unavailable(target.server);
     if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
+    // A slow tool (one its 2025 upstream runs as a task) becomes the gateway's task for a 2026-07-28 client
+    // of the tasks extension.
+    if (
+      call.era === 'modern' &&
+      tasks.offers(target, call.round?.clientCapabilities, connection.protocolVersion)
+    ) {
+      const identity = call.identity === undefined ? {} : { identity: call.identity };
+      return asCallToolResult(
+        tasks.run((signal, progress) => this.relay(target, name, args, { signal, progress, ...identity })),
+      );
+    }
     // A 2026-07-28 client cannot be asked anything mid-call; a 2025 upstream's requests become its rounds.
     if (call.era === 'modern' && connection.protocolVersion !== MODERN) {
       const state = call.round?.requestState;
@@ -176,6 +191,13 @@ export class ToolRouter {
       // upstream's own state rides along, so the upstream checks it); a 2025 one is asked by the SDK path.
       if (relayed?.kind === 'input' && call.era === 'modern')
         return asCallToolResult({ ...withoutServerInfo(relayed.result, true), resultType: 'input_required' });
+      // The upstream made a task of it (the client declared the tasks extension): its id becomes ours.
+      if (relayed?.kind === 'task' && call.era === 'modern')
+        return asCallToolResult(this.host.tasks.adopt(target.server, relayed.result));
+      // A task-only tool of a 2026-07-28 upstream, for a 2025 client (which cannot take such a task): the
+      // gateway follows the task. A 2026-07-28 client gets the -32021 and may declare the extension.
+      if (relayed?.kind === 'error' && relay && call.era !== 'modern' && wantsTasksExtension(relayed.error))
+        return await runUpstreamTask(relay, target.tool, args, call.signal, call.progress);
       if (relayed?.kind === 'error') {
         const { code, message, data } = relayed.error;
         // The upstream died during the call: the same answer as a call that found it down.
@@ -192,6 +214,12 @@ export class ToolRouter {
       if (sent.length > 0) await Promise.all(sent);
       return result;
     } catch (error) {
+      const port =
+        call.era !== 'modern' &&
+        error instanceof ProtocolError &&
+        wantsTasksExtension(error) &&
+        upstreams.relay(target.server);
+      if (port) return await runUpstreamTask(port, target.tool, args, call.signal, call.progress);
       if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
       if (isMcpkitError(error)) return unavailable(name, error.message);
       throw error;

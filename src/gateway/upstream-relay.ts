@@ -4,11 +4,13 @@ import { withoutServerInfo } from './relayed.js';
 
 /**
  * What a relayed call came to: a finished result, a 2026-07-28 `input_required` one (the upstream wants
- * input from the client first), an upstream error, or "ask the SDK path".
+ * input from the client first), a task the upstream made of it (the tasks extension's `CreateTaskResult`),
+ * an upstream error, or "ask the SDK path".
  */
 export type RelayOutcome =
   | { kind: 'result'; result: Record<string, unknown> }
   | { kind: 'input'; result: Record<string, unknown> }
+  | { kind: 'task'; result: Record<string, unknown> }
   | { kind: 'error'; error: { code: number; message: string; data?: unknown } }
   | { kind: 'fallback' };
 
@@ -73,6 +75,7 @@ export async function relayRequest(
   if ('error' in response) return { kind: 'error', error: response.error };
   const { resultType } = response.result;
   if (resultType === 'input_required') return { kind: 'input', result: response.result };
+  if (resultType === 'task') return { kind: 'task', result: response.result };
   if (resultType !== undefined && resultType !== 'complete') return { kind: 'fallback' };
   return { kind: 'result', result: withoutServerInfo(response.result, true) };
 }

@@ -348,7 +348,10 @@ function isPlainModernRequest(
   // SEP-2243: a request naming its target (tools/call, prompts/get) must carry Mcp-Name (surrounding
   // whitespace is not part of it); one without it, or with another name, is the SDK's 400 to give.
   const name = header('mcp-name')?.trim();
-  const target = message.params?.name;
+  // The tasks extension (SEP-2663) names the task: tasks/get, tasks/update and tasks/cancel carry its id.
+  const target = message.method.startsWith('tasks/')
+    ? (message.params as { taskId?: unknown } | undefined)?.taskId
+    : message.params?.name;
   if (target !== undefined ? name !== target : name != null) return false;
   return (header('accept') ?? '').includes('application/json');
 }

@@ -96,6 +96,23 @@ export async function serverConformance(url: string, wire: WireVersion): Promise
   return tally(run.checks);
 }
 
+/**
+ * Extension scenarios of the 0.2 suite (`tasks-*`: SEP-2663) against a server, one run each (the suite
+ * runs them at the 2026-07-28 wire, the only one they apply to), tallied by {@link tally}.
+ */
+export async function extensionConformance(
+  url: string,
+  scenarios: string[],
+): Promise<Record<string, string>> {
+  const results: Record<string, string> = {};
+  // One at a time: each is a Node process, and the machine may have two cores.
+  for (const scenario of scenarios) {
+    const run = await runConformance(['server', '--url', url, '--scenario', scenario], 'next');
+    Object.assign(results, tally(run.checks));
+  }
+  return only(results, scenarios);
+}
+
 /** Only the named scenarios of a tally (those that apply to the target). */
 export function only(results: Record<string, string>, scenarios: string[]): Record<string, string> {
   return Object.fromEntries(scenarios.map((s) => [s, results[s] ?? 'not run']));

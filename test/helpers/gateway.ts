@@ -126,7 +126,7 @@ export function toolServer(
   );
 }
 
-/** A gateway over these server configs, with its pins in a fresh temporary directory and its log kept. */
+/** A gateway over these server configs, with its pins and tasks in a fresh temporary directory and its log kept. */
 export async function startGateway(
   servers: RuntimeServerConfig[],
   options: Partial<GatewayOptions> = {},
@@ -136,6 +136,7 @@ export async function startGateway(
   const gateway = await Gateway.create({
     servers,
     pinFile: join(dir, 'pins.json'),
+    taskFile: join(dir, 'gateway-tasks.json'),
     log: (message) => log.push(message),
     ...options,
   }).catch(async (error: unknown) => {
