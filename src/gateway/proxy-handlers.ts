@@ -76,7 +76,7 @@ export function installHandlers(
       ...(round ? { round } : {}),
     });
   });
-  if (capabilities.tasks) installTaskHandlers(server, host.tasks);
+  if (capabilities.tasks) installTaskHandlers(server, host.tasks, identity);
   server.setRequestHandler('resources/list', async (request) => {
     const catalog = await host.catalog();
     const status = {

@@ -41,14 +41,18 @@ export function startToolTask(
         .notification({ method: 'notifications/tasks/status', params: changed } as never)
         .catch(() => undefined);
     },
+    identity,
   );
   // The task, and a line for the reader: SDK v2 clients refuse a tools/call answer without `content`.
   const text = `Task ${task.taskId} started: tasks/get for its status, tasks/result for its result.`;
   return { task, content: [{ type: 'text', text }] };
 }
 
-/** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of a 2025 client, served from the gateway's tasks. */
-export function installTaskHandlers(server: Server, tasks: GatewayTasks): void {
+/**
+ * `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of a 2025 client, served from the gateway's tasks;
+ * the list holds the tasks of this client's identity only.
+ */
+export function installTaskHandlers(server: Server, tasks: GatewayTasks, identity: () => string): void {
   // Custom-method registrations: the SDK's typed ones no longer name the 2025 task methods.
   const byId = { params: z.looseObject({ taskId: z.string() }) };
   server.setRequestHandler('tasks/get', byId, async ({ taskId }) => {
@@ -61,7 +65,7 @@ export function installTaskHandlers(server: Server, tasks: GatewayTasks): void {
     return { ...result, _meta: { ...result._meta, [RELATED_TASK]: { taskId } } };
   });
   server.setRequestHandler('tasks/list', { params: z.looseObject({}).optional() }, async () => ({
-    tasks: tasks.list(),
+    tasks: tasks.list(identity()),
   }));
   server.setRequestHandler('tasks/cancel', byId, async ({ taskId }) => {
     const task = tasks.cancel(taskId);

@@ -20,6 +20,8 @@ interface StoredTask extends TaskInfo {
   pollInterval: number;
   result?: CallToolResult;
   error?: { code: number; message: string; data?: unknown };
+  /** Who made it (the client's identity): `tasks/list` shows a client its own tasks only. */
+  owner?: string;
 }
 
 interface TaskFile {
@@ -81,9 +83,11 @@ export class GatewayTasks {
     ttl: number | undefined,
     run: (signal: AbortSignal, report: TaskReport) => Promise<CallToolResult>,
     onStatus?: (task: TaskInfo) => void,
+    owner?: string,
   ): TaskInfo {
     const now = new Date().toISOString();
     const task: StoredTask = {
+      ...(owner === undefined ? {} : { owner }),
       taskId: randomUUID(),
       status: 'working',
       createdAt: now,
@@ -136,10 +140,16 @@ export class GatewayTasks {
     return task && { ...task };
   }
 
-  /** Every task kept, newest first. */
-  list(): TaskInfo[] {
+  /**
+   * The tasks kept, newest first: those `owner` made when one is given (a task's id, random and unguessable, is what
+   * admits to it; the list must not hand one client the ids of another's).
+   */
+  list(owner?: string): TaskInfo[] {
     this.prune();
-    return [...this.tasks.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).map(info);
+    return [...this.tasks.values()]
+      .filter((task) => owner === undefined || task.owner === owner)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .map(info);
   }
 
   /** Cancels a running task (a finished one stays as it is); its status after that. */
@@ -234,6 +244,6 @@ export function unknownTask(taskId: unknown): ProtocolError {
 
 /** The task as `tasks/get` and `tasks/list` show it (without its result). */
 function info(task: StoredTask): TaskInfo {
-  const { result: _result, error: _error, ...rest } = task;
+  const { result: _result, error: _error, owner: _owner, ...rest } = task;
   return { ...rest };
 }

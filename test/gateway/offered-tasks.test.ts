@@ -116,6 +116,19 @@ describe('gateway: tasks offered for any tool (2025 clients)', () => {
     await expect(getTask(client, 'no-such-task', { timeoutMs: 5000 })).rejects.toThrow(/Unknown task/);
   });
 
+  it("lists a client's own tasks only; another client of the gateway does not see their ids", async () => {
+    const { client, upstream, gateway } = await gatewayWith(await tempFile());
+    const other = await connectInProcess(gateway, { name: 'someone-else' });
+    cleanups.push(() => other.close());
+    const running = callToolAsTask(client, 'slow__wait', { label: 'mine' }, { timeoutMs: 5000 });
+    await eventually(() => (upstream.waiting() > 0 ? true : undefined));
+    upstream.release();
+    expect(textOf(await running)).toBe('done mine');
+    const [mine] = await listTasks(client, { timeoutMs: 5000 });
+    expect(mine?.status).toBe('completed');
+    expect(await listTasks(other.client, { timeoutMs: 5000 })).toEqual([]);
+  });
+
   it('keeps a finished result across a restart of the gateway', async () => {
     const file = await tempFile();
     const first = await gatewayWith(file);
