@@ -180,8 +180,15 @@ export class Downstreams {
   }
 
   private target(upstream: string, capability: 'sampling' | 'elicitation' | 'roots'): Answerer {
-    // The latest call to that upstream is the one asking (the usual case is one call at a time).
+    // The latest call to that upstream is the one asking (the usual case is one call at a time). A stdio
+    // request carries no link to the call it serves: with calls of several clients in progress, asking the
+    // latest could show one client another's question (or let it answer it), so it is refused instead.
     const calls = [...(this.active.get(upstream) ?? [])];
+    const what = capability === 'roots' ? 'roots/list' : capability;
+    if (new Set(calls.map((active) => active.downstream ?? active.ask)).size > 1)
+      throw new Error(
+        `mcpkit gateway: calls of several clients are in progress on "${upstream}" and its ${what} request does not say which one it serves; refused`,
+      );
     const call = calls[calls.length - 1];
     if (call?.ask) return { ask: call.ask };
     // Outside a call (or for a relayed one): the latest 2025-era client, else the latest client at all, so a
@@ -190,7 +197,6 @@ export class Downstreams {
       call?.downstream ??
       [...this.live].reverse().find((candidate) => candidate.era === 'legacy') ??
       this.latest();
-    const what = capability === 'roots' ? 'roots/list' : capability;
     if (!downstream)
       throw new Error(`mcpkit gateway: no client is connected to answer ${what} for "${upstream}"`);
     if (downstream.era === 'modern') {

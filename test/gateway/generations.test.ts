@@ -132,6 +132,23 @@ describe('gateway: a 2026-07-28 client, a 2025 upstream that asks mid-call', () 
     expect(done.result?.content?.[0]?.text).toBe('accept:Ada | Hello, Ada | file:///work');
   });
 
+  it("refuses an upstream's request while calls of two clients are in progress (it cannot say which it serves)", async () => {
+    const { http } = await gatewayBefore();
+    const first = await call(http, 'v1__interview');
+    expect(asked(first)).toEqual({ elicitation_1: 'elicitation/create' });
+    // A second client's call asks too, while the first still waits for its answer: the question is not routed by
+    // guess (it could show one client the other's), the upstream hears a refusal.
+    const second = await call(http, 'v1__interview');
+    expect(second.result?.resultType).not.toBe('input_required');
+    expect(JSON.stringify(second)).toContain('calls of several clients are in progress on \\"v1\\"');
+    // The first call goes on as if alone.
+    const next = await call(http, 'v1__interview', {
+      inputResponses: { elicitation_1: { action: 'accept', content: { name: 'Ada' } } },
+      requestState: first.result?.requestState,
+    });
+    expect(asked(next)).toEqual({ sampling_2: 'sampling/createMessage' });
+  });
+
   it('puts requests sent together into one round, and asks again when the answers are missing', async () => {
     const { http } = await gatewayBefore();
     const first = await call(http, 'v1__together');
