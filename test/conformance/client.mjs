@@ -8,7 +8,7 @@
 // follows its redirects, as the suite's authorization server approves at once). What the suite hands over
 // in MCP_CONFORMANCE_CONTEXT (a pre-registered client, client-credentials secrets, a private key) goes
 // into the server entry's `oauth` settings, the way a user would write them.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -95,6 +95,8 @@ function oauthSettings() {
 
 if (scenario.startsWith('auth/')) {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-conformance-auth-'));
+  // Gone with the run, however it ends (the suite runs this client once per scenario and wire).
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(
     join(dir, '.mcp.json'),
     JSON.stringify({ mcpServers: { remote: { url, oauth: oauthSettings() } } }),
