@@ -16,6 +16,8 @@ const KNOWN_KEYS = [
   'includeTools',
   'excludeTools',
   'alwaysLoad',
+  'prefix',
+  'rename',
 ] as const;
 
 /** An entry key mcpkit does not read that is one typo away from one it does. */

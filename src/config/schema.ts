@@ -14,6 +14,10 @@ export const ServerNameSchema = z
 const StringMapSchema = z.record(z.string(), z.string());
 const MillisecondsSchema = z.number().int().positive();
 const ToolListSchema = z.array(z.string().min(1));
+/** A part of an exposed name: what `mcpkit gateway` puts before or for a tool's own name. */
+const NamePartSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ -');
 
 /** Keys every transport shares: timeouts in milliseconds, the disabled flag and tool filters. */
 const commonShape = {
@@ -28,6 +32,10 @@ const commonShape = {
   excludeTools: ToolListSchema.optional(),
   /** For `mcpkit gateway`: this server's tools are always listed, never deferred behind `tool_search`. */
   alwaysLoad: z.boolean().optional(),
+  /** For `mcpkit gateway`: exposed names start with this instead of the server's name (`<prefix>__<tool>`). */
+  prefix: NamePartSchema.refine((name) => !name.includes('__'), 'must not contain "__"').optional(),
+  /** For `mcpkit gateway`: tools exposed under another name (`{ "<tool>": "<new name>" }`), prefix still first. */
+  rename: z.record(z.string().min(1), NamePartSchema).optional(),
 };
 
 /** A server started as a child process speaking MCP on stdin/stdout. */

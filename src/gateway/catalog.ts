@@ -53,10 +53,20 @@ export interface Catalog {
   collisions: string[];
 }
 
+/** A server entry's own naming for the gateway: `prefix` (an alias for the server name) and `rename`. */
+export interface ServerNaming {
+  /** Put before each tool and prompt name instead of the server's name. */
+  prefix?: string | undefined;
+  /** Tools under another name: upstream name → the name used in the exposed name. */
+  rename?: Readonly<Record<string, string>> | undefined;
+}
+
 /** An upstream to gather from. */
 export interface CatalogSource {
   connection: ServerHandle;
   alwaysLoad: boolean;
+  /** The entry's `prefix` and `rename`. */
+  naming?: ServerNaming;
 }
 
 /** Options for {@link buildCatalog}. */
@@ -71,9 +81,24 @@ export interface CatalogOptions {
   };
 }
 
-/** The exposed name of an upstream tool or prompt: valid for every LLM API, stable across runs. */
-export function exposedName(prefix: PrefixMode, server: string, name: string): string {
-  return safeToolName(prefix === 'none' ? name : `${server}__${name}`);
+/**
+ * The exposed name of an upstream tool or prompt: valid for every LLM API, stable across runs. `naming` is
+ * the server entry's own: its `prefix` stands for the server name, its `rename` for a tool's own name.
+ */
+export function exposedName(
+  prefix: PrefixMode,
+  server: string,
+  name: string,
+  naming: ServerNaming = {},
+): string {
+  const own = naming.rename?.[name] ?? name;
+  return safeToolName(prefix === 'none' ? own : `${naming.prefix ?? server}__${own}`);
+}
+
+/** A clash as a user reads it: both servers, and each one's own name when it differs from the exposed one. */
+function clash(kind: string, name: string, server: string, own: string, owner: string, ownerOwn: string) {
+  const theirs = (n: string) => (n === name ? '' : ` ("${n}")`);
+  return `${kind} "${name}" of ${server}${theirs(own)} clashes with ${owner}'s${theirs(ownerOwn)}`;
 }
 
 /**
@@ -85,14 +110,14 @@ export async function buildCatalog(
   options: CatalogOptions,
 ): Promise<Catalog> {
   const lists = await Promise.all(
-    sources.map(async ({ connection, alwaysLoad }) => {
+    sources.map(async ({ connection, alwaysLoad, naming }) => {
       const [tools, prompts, resources, templates] = await Promise.all([
         connection.listTools().catch(() => []),
         connection.listPrompts().catch(() => []),
         connection.listResources().catch(() => []),
         connection.listResourceTemplates().catch(() => []),
       ]);
-      return { server: connection.id, alwaysLoad, tools, prompts, resources, templates };
+      return { server: connection.id, alwaysLoad, naming, tools, prompts, resources, templates };
     }),
   );
   const catalog: Catalog = {
@@ -106,9 +131,9 @@ export async function buildCatalog(
     templates: [],
     collisions: [],
   };
-  for (const { server, alwaysLoad, tools, prompts, resources, templates } of lists) {
+  for (const { server, alwaysLoad, naming, tools, prompts, resources, templates } of lists) {
     for (const tool of tools) {
-      const name = exposedName(options.prefix, server, tool.name);
+      const name = exposedName(options.prefix, server, tool.name, naming);
       const pins = options.pins;
       if (
         pins &&
@@ -128,7 +153,7 @@ export async function buildCatalog(
       }
       const owner = catalog.toolsByName.get(name);
       if (owner) {
-        catalog.collisions.push(`tool "${name}" of ${server} clashes with ${owner.server}'s`);
+        catalog.collisions.push(clash('tool', name, server, tool.name, owner.server, owner.tool));
         continue;
       }
       const exposed: ExposedTool = {
@@ -142,10 +167,11 @@ export async function buildCatalog(
       catalog.toolsByName.set(name, exposed);
     }
     for (const prompt of prompts) {
-      const name = exposedName(options.prefix, server, prompt.name);
+      // A prompt takes the server's prefix; `rename` is for tools.
+      const name = exposedName(options.prefix, server, prompt.name, { prefix: naming?.prefix });
       const owner = catalog.promptsByName.get(name);
       if (owner) {
-        catalog.collisions.push(`prompt "${name}" of ${server} clashes with ${owner.server}'s`);
+        catalog.collisions.push(clash('prompt', name, server, prompt.name, owner.server, owner.prompt));
         continue;
       }
       const exposed: ExposedPrompt = { name, server, prompt: prompt.name, definition: { ...prompt, name } };

@@ -168,11 +168,13 @@ export class Gateway {
       gateway.downstreams.log(level, name, data);
     });
     const catalog = await gateway.catalog();
-    if (gateway.prefix === 'none' && catalog.collisions.length > 0) {
+    if (catalog.collisions.length > 0) {
       await gateway.close();
       throw new McpkitError(
         'INVALID_ARGUMENT',
-        `prefix "none" needs names that do not collide, but ${catalog.collisions.join('; ')}; use prefix "server"`,
+        gateway.prefix === 'none'
+          ? `prefix "none" needs names that do not collide, but ${catalog.collisions.join('; ')}; use prefix "server"`
+          : `exposed names must be unique, but ${catalog.collisions.join('; ')}; change the "prefix" or "rename" of one of them in the config`,
       );
     }
     return gateway;

@@ -144,7 +144,10 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     return this.runtime
       .servers()
       .filter((connection) => connection.status === 'ready')
-      .map((connection) => ({ connection, alwaysLoad: connection.entry.alwaysLoad === true }));
+      .map((connection) => {
+        const { alwaysLoad, prefix, rename } = connection.entry;
+        return { connection, alwaysLoad: alwaysLoad === true, naming: { prefix, rename } };
+      });
   }
 
   /** A server by name, if it is configured. */
