@@ -31,6 +31,7 @@ interface GatewayFlags extends ServeFlags {
   search?: boolean;
   db: string[];
   dbRefresh?: number;
+  maxResultTokens: number;
 }
 
 /** This CLI's own entry file, to start `mcpkit search-server` as an upstream. */
@@ -89,6 +90,12 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       '--db-refresh <seconds>',
       'the built-in search re-reads the database schemas this often',
       positiveInteger('--db-refresh'),
+    )
+    .option(
+      '--max-result-tokens <n>',
+      'cut a tool result over this many tokens (estimated: characters / 4) at a line boundary; the whole stays readable as a resource (0: never)',
+      nonNegative('--max-result-tokens'),
+      25_000,
     )
     .option(
       '--ready-wait <ms>',
@@ -150,6 +157,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           // mcpkit's own search changes with mcpkit: pinning it would only ever warn about an upgrade.
           unpinned: builtIn.map((b) => b.name).filter((n) => !first.servers.some((s) => s.name === n)),
           readyWaitMs: flags.readyWait,
+          maxResultTokens: flags.maxResultTokens,
           env: io.env,
           log: (message) => io.err(`mcpkit gateway: ${message}\n`),
           ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),

@@ -21,6 +21,8 @@ import { InputFlows } from './input-flows.js';
 import { loginByElicitation, urlOpener } from './login-elicitation.js';
 import { type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
+import { capResult } from './result-cap.js';
+import { ResultStore, type ResultStoreLimits } from './result-store.js';
 import { ToolRouter } from './router.js';
 import { OFFERED_TASKS } from './task-handlers.js';
 import { TaskRoutes } from './task-routes.js';
@@ -62,6 +64,14 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
    * (an `input_required` round) before the gateway cancels that call; default 5 min.
    */
   inputRoundTimeoutMs?: number;
+  /**
+   * A tool result whose text is over this many tokens (estimated: characters / 4) is cut at a line boundary,
+   * with a note; the whole is kept for the client to read as `mcpkit://results/<id>`. Default 25,000 (the cap
+   * Claude Code applies); 0 turns it off.
+   */
+  maxResultTokens?: number;
+  /** How many cut results are kept, and for how long (default 100, 64 Mi characters, 30 min). */
+  resultStore?: ResultStoreLimits;
 }
 
 const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
@@ -103,6 +113,7 @@ export class Gateway {
   private readonly prefix: PrefixMode;
   private host: HandlerHost | undefined;
   private advertised: Advertised | undefined;
+  private readonly results: ResultStore;
 
   private constructor(private readonly options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
@@ -113,6 +124,7 @@ export class Gateway {
     this.deferral = new Deferral(options.deferThreshold ?? Number.POSITIVE_INFINITY, (identity) =>
       this.downstreams.listChanged(['tools'], identity),
     );
+    this.results = new ResultStore(options.resultStore);
     this.factory = (ctx) => this.createServer(ctx.era);
   }
 
@@ -157,6 +169,7 @@ export class Gateway {
       known: gateway.known,
       toolSearch: (catalog, args, identity) =>
         gateway.deferral.toolSearch(catalog, args, identity ?? identityOf(undefined)),
+      capResult: (result) => capResult(result, options.maxResultTokens ?? 25_000, gateway.results),
     });
     gateway.upstreams.on('changed', ({ lists }) => gateway.invalidate(lists));
     gateway.upstreams.runtime.on('resource_updated', ({ uri }) => {
@@ -342,6 +355,7 @@ export class Gateway {
       upstreams: this.upstreams,
       downstreams: this.downstreams,
       tasks: this.offered,
+      results: this.results,
     };
     installHandlers(server, downstream, capabilities, this.host);
     return server;

@@ -15,6 +15,7 @@ import { type Catalog, resourceOwner } from './catalog.js';
 import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
+import { RESULTS_URI, type ResultStore } from './result-store.js';
 import type { ToolRouter } from './router.js';
 import { installTaskHandlers, startToolTask } from './task-handlers.js';
 import type { GatewayTasks } from './task-store.js';
@@ -36,6 +37,8 @@ export interface HandlerHost {
   downstreams: Downstreams;
   /** The tasks the gateway runs for 2025 clients that call a tool as a task. */
   tasks: GatewayTasks;
+  /** Results cut for clients, whole: read as `mcpkit://results/<id>[/<page>]`. */
+  results: ResultStore;
 }
 
 /**
@@ -100,6 +103,11 @@ export function installHandlers(
     if (uri === STATUS_URI) {
       const text = host.statusJson();
       return { contents: [{ uri, mimeType: 'application/json', text }] };
+    }
+    if (uri.startsWith(RESULTS_URI)) {
+      const kept = host.results.read(uri);
+      if (!kept) throw new ResourceNotFoundError(uri);
+      return { contents: [{ uri, mimeType: 'text/plain', text: kept.text }] };
     }
     const owner = await resourceServer(host, uri);
     return relay(() => host.upstreams.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal }));

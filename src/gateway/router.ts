@@ -55,6 +55,8 @@ export interface RouterHost {
   tasks: TaskRoutes;
   /** Answers `tool_search`. */
   toolSearch(catalog: Catalog, args: Record<string, unknown>, identity: string | undefined): CallToolResult;
+  /** An upstream's result as the client gets it (too big a text is cut, see `capResult`). */
+  capResult?(result: CallToolResult): CallToolResult;
 }
 
 /**
@@ -102,7 +104,8 @@ export class ToolRouter {
       if ('result' in missing) return missing.result;
       target = missing.target;
     }
-    return this.forward(target, name, given, call);
+    const result = await this.forward(target, name, given, call);
+    return this.host.capResult ? this.host.capResult(result) : result;
   }
 
   /** A name the catalog does not serve: why not, or (one upstream under its own names) a guess. */
