@@ -1,7 +1,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Runtime, type RuntimeServerConfig } from '../client/index.js';
-import { findServer, homeDirectory, loadConfig, userConfigDir } from '../config/index.js';
+import {
+  findProfile,
+  findServer,
+  homeDirectory,
+  loadConfig,
+  loadProfiles,
+  userConfigDir,
+} from '../config/index.js';
 import {
   Gateway,
   type PinMode,
@@ -12,6 +19,7 @@ import {
 } from '../gateway/index.js';
 import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
 import { parseDbTarget } from '../search/db/db-target.js';
+import type { HttpMount } from '../serve/http.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
@@ -32,6 +40,7 @@ interface GatewayFlags extends ServeFlags {
   db: string[];
   dbRefresh?: number;
   maxResultTokens: number;
+  profile?: string;
 }
 
 /** This CLI's own entry file, to start `mcpkit search-server` as an upstream. */
@@ -92,6 +101,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       positiveInteger('--db-refresh'),
     )
     .option(
+      '--profile <name>',
+      'serve only the tools of this profile of the config (over HTTP every profile is also at /mcp/<name>)',
+    )
+    .option(
       '--max-result-tokens <n>',
       'cut a tool result over this many tokens (estimated: characters / 4) at a line boundary; the whole stays readable as a resource (0: never)',
       nonNegative('--max-result-tokens'),
@@ -111,8 +124,16 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       reapGroupsOnAbruptExit();
       try {
         const location = { cwd: io.cwd, env: io.env };
+        const profiles = await loadProfiles(location);
+        for (const warning of profiles.warnings) io.err(`mcpkit gateway: ${warning}\n`);
+        const profile = flags.profile === undefined ? undefined : findProfile(profiles, flags.profile);
+        // A profile of whole servers needs only those started.
+        const only =
+          profile?.servers && !profile.tools
+            ? (flags.only ?? profile.servers).filter((n) => profile.servers?.includes(n))
+            : flags.only;
         const selection = {
-          ...(flags.only ? { only: flags.only } : {}),
+          ...(only ? { only } : {}),
           ...(flags.except ? { except: flags.except } : {}),
         };
         const first = await selectedServers(location, selection);
@@ -158,6 +179,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           unpinned: builtIn.map((b) => b.name).filter((n) => !first.servers.some((s) => s.name === n)),
           readyWaitMs: flags.readyWait,
           maxResultTokens: flags.maxResultTokens,
+          profiles: profiles.profiles,
+          ...(flags.profile === undefined ? {} : { profile: flags.profile }),
           env: io.env,
           log: (message) => io.err(`mcpkit gateway: ${message}\n`),
           ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
@@ -196,7 +219,12 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             await gateway.close();
           },
           gateway.intercept(),
-          { bus: gateway.events, toolSchema: (name) => gateway.toolSchema(name) },
+          {
+            bus: gateway.events,
+            toolSchema: (name) => gateway.toolSchema(name),
+            // Beside /mcp (every tool), each profile on its own path; with --profile, that one only.
+            mounts: flags.profile === undefined ? profileMounts(gateway, Object.keys(profiles.profiles)) : [],
+          },
         );
       } finally {
         await port?.release();
@@ -226,6 +254,14 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         await runtime.close();
       }
     });
+}
+
+/** Each profile at `/mcp/<name>`, beside `/mcp` (every tool). */
+function profileMounts(gateway: Gateway, names: readonly string[]): HttpMount[] {
+  return names.map((name) => {
+    const profile = gateway.profile(name);
+    return { path: `/mcp/${name}`, factory: profile.factory, intercept: profile.intercept() };
+  });
 }
 
 function nonNegative(flag: string): (value: string) => number {

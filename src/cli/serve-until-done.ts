@@ -3,7 +3,7 @@ import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group
 import type { BearerTokens } from '../serve/bearer-tokens.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
-import type { HttpHandlerOptions } from '../serve/http-handler.js';
+import type { ServeHttpOptions } from '../serve/http.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
 import { allowedHosts } from './serve-options.js';
@@ -44,7 +44,7 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
-  httpOptions: Pick<HttpHandlerOptions, 'bus' | 'toolSchema'> = {},
+  httpOptions: Pick<ServeHttpOptions, 'bus' | 'toolSchema' | 'mounts'> = {},
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -78,7 +78,9 @@ export async function serveUntilDone(
       });
       closeFront = () => http.close();
       const guard = tokens ? ` (bearer tokens: ${tokens.names.join(', ')})` : '';
-      io.err(`${label} on ${http.url}${guard}\n`);
+      const mounts = (httpOptions.mounts ?? []).map((m) => new URL(m.path, http.url).pathname);
+      const also = mounts.length > 0 ? `; also ${mounts.join(', ')}` : '';
+      io.err(`${label} on ${http.url}${guard}${also}\n`);
     } else {
       const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
       closeFront = () => handle.close();

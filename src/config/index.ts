@@ -33,6 +33,15 @@ export {
   userConfigDir,
 } from './paths.js';
 export {
+  findProfile,
+  type LoadedProfiles,
+  loadProfiles,
+  PROFILES_KEY,
+  type Profile,
+  ProfileNameSchema,
+  ProfileSchema,
+} from './profiles.js';
+export {
   checkServerName,
   formatJsonPath,
   isStdioServer,

@@ -7,7 +7,7 @@ import {
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import type { ListKind, RuntimeServerConfig } from '../client/index.js';
-import { userConfigDir } from '../config/index.js';
+import { type Profile, userConfigDir } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
 import { writeFileAtomic } from '../internal/text-file.js';
@@ -20,6 +20,7 @@ import { toolCallFastPath } from './fast-path.js';
 import { InputFlows } from './input-flows.js';
 import { loginByElicitation, urlOpener } from './login-elicitation.js';
 import { type PinMode, PinStore } from './pins.js';
+import { type ProfileView, profileView } from './profiles.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { capResult } from './result-cap.js';
 import { ResultStore, type ResultStoreLimits } from './result-store.js';
@@ -55,6 +56,13 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
    * definitions change with mcpkit's own version, not behind the user's back.
    */
   unpinned?: readonly string[];
+  /** Named tool sets (a config file's `profiles`), each servable on its own ({@link Gateway.profile}). */
+  profiles?: Readonly<Record<string, Profile>>;
+  /**
+   * The profile `factory` and `intercept()` serve (`mcpkit gateway --profile`); default every tool. An
+   * unknown name fails `create` with INVALID_ARGUMENT naming the profiles there are.
+   */
+  profile?: string;
   /** Keep a Markdown index of every tool in this file. */
   toolIndexFile?: string;
   /** Diagnostics (default: stderr, prefixed `mcpkit gateway:`). */
@@ -76,6 +84,24 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
 
 const SERVER_INFO = { name: 'mcpkit-gateway', version: PACKAGE_VERSION };
 
+/** One profile of a gateway, served on its own endpoint (see {@link Gateway.profile}). */
+export interface GatewayProfile {
+  name: string;
+  /** Serves this profile's tools only: its listing, `tool_search` index and pins. */
+  factory: McpServerFactory;
+  /** The hot path of this profile's clients (see {@link Gateway.intercept}). */
+  intercept(): FrameIntercept;
+}
+
+/** One way the gateway is served: every tool, or one profile's, each with its own deferral and router. */
+interface Endpoint {
+  view: ProfileView | undefined;
+  catalog(): Promise<Catalog>;
+  deferral: Deferral;
+  router: ToolRouter;
+  host?: HandlerHost;
+}
+
 /**
  * Many MCP servers behind one: a {@link McpServerFactory} to serve (stdio or HTTP, both protocol
  * generations) over a supervised set of upstreams. Upstreams are server configs — from config files, or
@@ -96,7 +122,9 @@ export class Gateway {
   /** 2025 upstreams' mid-call requests, put to 2026-07-28 clients as `input_required` rounds. */
   private readonly inputs: InputFlows;
   private upstreams!: Upstreams;
-  private router!: ToolRouter;
+  /** What `factory` and `intercept()` serve: every tool, or the `profile` option's. */
+  private main!: Endpoint;
+  private readonly endpoints = new Map<string, Endpoint>();
   private tasks!: TaskRoutes;
   private offered!: GatewayTasks;
   private pins?: PinStore;
@@ -106,12 +134,10 @@ export class Gateway {
   /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
   private readonly known = new Map<string, string>();
   private readonly reported = new Set<string>();
-  private readonly deferral: Deferral;
   private pendingLists = new Set<ListKind>();
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly log: (message: string) => void;
   private readonly prefix: PrefixMode;
-  private host: HandlerHost | undefined;
   private advertised: Advertised | undefined;
   private readonly results: ResultStore;
 
@@ -121,15 +147,15 @@ export class Gateway {
     this.inputs = new InputFlows(
       options.inputRoundTimeoutMs === undefined ? {} : { roundTimeoutMs: options.inputRoundTimeoutMs },
     );
-    this.deferral = new Deferral(options.deferThreshold ?? Number.POSITIVE_INFINITY, (identity) =>
-      this.downstreams.listChanged(['tools'], identity),
-    );
     this.results = new ResultStore(options.resultStore);
-    this.factory = (ctx) => this.createServer(ctx.era);
+    this.factory = (ctx) => this.createServer(ctx.era, this.main);
   }
 
   /** Starts the upstreams (failures are logged and retried) and builds the first catalog. */
   static async create(options: GatewayOptions): Promise<Gateway> {
+    // An unknown profile fails before any upstream starts.
+    const main =
+      options.profile === undefined ? undefined : profileView(options.profiles ?? {}, options.profile);
     const gateway = new Gateway(options);
     const mode = options.pin ?? 'warn';
     if (mode !== 'off') {
@@ -158,19 +184,7 @@ export class Gateway {
       ]),
     });
     gateway.tasks = new TaskRoutes((server) => gateway.upstreams.relay(server), gateway.offered);
-    gateway.router = new ToolRouter({
-      tasks: gateway.tasks,
-      catalog: () => gateway.catalog(),
-      built: () => gateway.built,
-      upstreams: gateway.upstreams,
-      downstreams: gateway.downstreams,
-      inputs: gateway.inputs,
-      prefix: gateway.prefix,
-      known: gateway.known,
-      toolSearch: (catalog, args, identity) =>
-        gateway.deferral.toolSearch(catalog, args, identity ?? identityOf(undefined)),
-      capResult: (result) => capResult(result, options.maxResultTokens ?? 25_000, gateway.results),
-    });
+    gateway.main = gateway.endpoint(main);
     gateway.upstreams.on('changed', ({ lists }) => gateway.invalidate(lists));
     gateway.upstreams.runtime.on('resource_updated', ({ uri }) => {
       gateway.downstreams.resourceUpdated(uri);
@@ -213,8 +227,27 @@ export class Gateway {
    * `intercept`): plain tool calls are routed frame to frame, without the SDK's schema passes.
    */
   intercept(): FrameIntercept {
+    return this.fastPath(this.main);
+  }
+
+  /**
+   * One profile of the `profiles` option, served on its own (over HTTP at `/mcp/<profile>`, beside the
+   * gateway's own endpoint): its own listing, `tool_search` index and pins; a call to a tool outside it is an
+   * unknown tool. An unknown name throws INVALID_ARGUMENT naming the profiles there are.
+   */
+  profile(name: string): GatewayProfile {
+    const endpoint =
+      this.endpoints.get(name) ?? this.endpoint(profileView(this.options.profiles ?? {}, name));
+    return {
+      name,
+      factory: (ctx) => this.createServer(ctx.era, endpoint),
+      intercept: () => this.fastPath(endpoint),
+    };
+  }
+
+  private fastPath(endpoint: Endpoint): FrameIntercept {
     return toolCallFastPath({
-      router: this.router,
+      router: endpoint.router,
       tasks: this.tasks,
       downstream: () => this.downstreams.latest(),
       identity: (meta) => identityOf(envelopeClientInfo(meta)),
@@ -267,6 +300,31 @@ export class Gateway {
     this.inputs.closeAll();
     await this.upstreams.close();
     await this.offered?.flush();
+  }
+
+  /** An endpoint over every tool (no view) or a profile's: a router that sees only its tools. */
+  private endpoint(view: ProfileView | undefined): Endpoint {
+    const deferral = new Deferral(this.options.deferThreshold ?? Number.POSITIVE_INFINITY, (identity) =>
+      this.downstreams.listChanged(['tools'], identity),
+    );
+    const catalog = async () => (view ? view.of(await this.catalog()) : this.catalog());
+    const router = new ToolRouter({
+      tasks: this.tasks,
+      catalog,
+      built: () => (view && this.built ? view.of(this.built) : this.built),
+      upstreams: this.upstreams,
+      downstreams: this.downstreams,
+      inputs: this.inputs,
+      prefix: this.prefix,
+      known: this.known,
+      toolSearch: (catalog, args, identity) =>
+        deferral.toolSearch(catalog, args, identity ?? identityOf(undefined)),
+      capResult: (result) => capResult(result, this.options.maxResultTokens ?? 25_000, this.results),
+      ...(view ? { admits: view.admits, profile: view.name } : {}),
+    });
+    const endpoint: Endpoint = { view, catalog, deferral, router };
+    this.endpoints.set(view?.name ?? '', endpoint);
+    return endpoint;
   }
 
   private async build(): Promise<Catalog> {
@@ -333,7 +391,7 @@ export class Gateway {
     this.refreshTimer.unref();
   }
 
-  private createServer(era: ProtocolEra): Server {
+  private createServer(era: ProtocolEra, endpoint: Endpoint): Server {
     // What the instance advertises depends only on which upstreams are ready: worked out once per catalog
     // (stateless HTTP builds an instance per request).
     this.advertised ??= advertised(this.upstreams.sources(), this.prefix);
@@ -345,19 +403,25 @@ export class Gateway {
         : this.advertised.capabilities;
     const server = new Server(SERVER_INFO, { capabilities, ...(instructions ? { instructions } : {}) });
     const downstream = this.downstreams.track(server, era, ({ identity }) => {
-      if (identity !== undefined) this.deferral.forget(identity);
+      if (identity !== undefined) endpoint.deferral.forget(identity);
     });
-    this.host ??= {
-      catalog: () => this.catalog(),
-      listedTools: (catalog, identity) => this.deferral.listed(catalog, identity),
-      router: this.router,
-      statusJson: () => JSON.stringify({ servers: this.status(), clients: this.downstreams.size }, null, 2),
+    const view = endpoint.view;
+    endpoint.host ??= {
+      catalog: endpoint.catalog,
+      listedTools: (catalog, identity) => endpoint.deferral.listed(catalog, identity),
+      router: endpoint.router,
+      statusJson: () =>
+        JSON.stringify(
+          { ...(view ? { profile: view.name } : {}), servers: this.status(), clients: this.downstreams.size },
+          null,
+          2,
+        ),
       upstreams: this.upstreams,
       downstreams: this.downstreams,
       tasks: this.offered,
       results: this.results,
     };
-    installHandlers(server, downstream, capabilities, this.host);
+    installHandlers(server, downstream, capabilities, endpoint.host);
     return server;
   }
 }

@@ -55,6 +55,10 @@ export interface RouterHost {
   tasks: TaskRoutes;
   /** Answers `tool_search`. */
   toolSearch(catalog: Catalog, args: Record<string, unknown>, identity: string | undefined): CallToolResult;
+  /** Set for a profile's router: whether a tool (exposed name, server) is in it; others are unknown tools. */
+  admits?(name: string, server: string): boolean;
+  /** The profile this router serves, if one. */
+  profile?: string;
   /** An upstream's result as the client gets it (too big a text is cut, see `capResult`). */
   capResult?(result: CallToolResult): CallToolResult;
 }
@@ -112,12 +116,16 @@ export class ToolRouter {
   private unresolved(catalog: Catalog, name: string): { result: CallToolResult } | { target: ExposedTool } {
     const hidden = catalog.hidden.get(name);
     if (hidden) return { result: failedResult(`Tool ${name} is hidden: ${hidden.reason}`) };
+    const outside = (server: string | undefined) =>
+      server !== undefined && this.host.admits !== undefined && !this.host.admits(name, server);
     const server = this.host.known.get(name) ?? this.host.upstreams.waitingForLogin(name);
-    const down = server === undefined ? undefined : this.host.upstreams.unavailable(server);
+    const down =
+      server === undefined || outside(server) ? undefined : this.host.upstreams.unavailable(server);
     if (down) return { result: unavailable(name, down) };
     // A single upstream proxied with its own names answers for unknown tools itself, as it would directly.
     const only = this.host.prefix === 'none' ? this.host.upstreams.onlyWith('tools') : undefined;
-    if (only === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (only === undefined || outside(only))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const definition = { name, inputSchema: { type: 'object' as const } };
     return { target: { name, server: only, tool: name, definition, alwaysLoad: false } };
   }

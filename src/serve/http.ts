@@ -2,7 +2,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { McpkitError } from '../errors/index.js';
-import { createHttpHandler, type HttpHandlerOptions } from './http-handler.js';
+import type { FrameIntercept } from './guarded-stdio.js';
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http-handler.js';
+
+/** Another MCP endpoint on the same port (a gateway profile): its own path, server and hot path. */
+export interface HttpMount {
+  /** E.g. `/mcp/review`. */
+  path: string;
+  factory: McpServerFactory;
+  intercept?: FrameIntercept;
+}
 
 /** Options for {@link serveOverHttp}: where to listen, and the endpoint's {@link HttpHandlerOptions}. */
 export interface ServeHttpOptions extends HttpHandlerOptions {
@@ -10,6 +19,11 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   host?: string;
   /** Default 0: any free port. */
   port?: number;
+  /**
+   * More endpoints beside `path`, each with its own sessions and the same Host/Origin checks, tokens and
+   * limits.
+   */
+  mounts?: readonly HttpMount[];
 }
 
 /** A running HTTP server. */
@@ -32,21 +46,33 @@ export async function serveOverHttp(
   options: ServeHttpOptions = {},
 ): Promise<HttpServerHandle> {
   const handler = createHttpHandler(factory, options);
+  const mounted = new Map<string, HttpHandler>();
+  for (const { path, factory: mountFactory, intercept } of options.mounts ?? []) {
+    const { intercept: _main, ...shared } = options;
+    mounted.set(
+      path,
+      createHttpHandler(mountFactory, { ...shared, path, ...(intercept ? { intercept } : {}) }),
+    );
+  }
+  const handlers = [handler, ...mounted.values()];
   const host = options.host ?? '127.0.0.1';
   const http = takeReservation(host, options.port) ?? (await listen(host, options.port ?? 0));
   // A reserved port answered 503 while the server was being built; from now on it serves.
   http.removeAllListeners('request');
-  http.on('request', (req: IncomingMessage, res: ServerResponse) => void handler.handle(req, res));
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chosen = mounted.size > 0 ? mounted.get((req.url ?? '/').split('?')[0] as string) : undefined;
+    void (chosen ?? handler).handle(req, res);
+  });
   const { port } = http.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}${options.path ?? '/mcp'}`,
     port,
     get sessions() {
-      return handler.sessions;
+      return handlers.reduce((sum, h) => sum + h.sessions, 0);
     },
     close: async () => {
-      await handler.close();
+      await Promise.all(handlers.map((h) => h.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

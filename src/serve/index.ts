@@ -5,6 +5,7 @@ export { BearerTokens } from './bearer-tokens.js';
 export type { FrameIntercept, InterceptContext } from './guarded-stdio.js';
 export { isAllowedRequest } from './host-check.js';
 export {
+  type HttpMount,
   type HttpPortReservation,
   type HttpServerHandle,
   reserveHttpPort,

@@ -164,7 +164,7 @@ export interface InProcessClient {
 
 /** Connects an SDK client to a gateway over linked in-memory transports (the 2025 handshake). */
 export async function connectInProcess(
-  gateway: Gateway,
+  gateway: Pick<Gateway, 'factory'>,
   options: { name?: string; capabilities?: ClientCapabilities } = {},
 ): Promise<InProcessClient> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
