@@ -16,6 +16,7 @@ import { isAllowedRequest } from './host-check.js';
 import { readNodeBody, readWebBody, writeResponse } from './http-io.js';
 import { type HttpSession, HttpSessions, type SessionLimits } from './http-sessions.js';
 import { paramHeaderMismatch } from './param-headers.js';
+import type { ProtectedResource } from './protected-resource.js';
 
 /** Options for {@link createHttpHandler} (and {@link serveOverHttp}). */
 export interface HttpHandlerOptions extends SessionLimits {
@@ -33,6 +34,12 @@ export interface HttpHandlerOptions extends SessionLimits {
    * `WWW-Authenticate: Bearer` (RFC 6750) before a byte of the body is read. Unset: no auth (loopback use).
    */
   tokens?: BearerTokens;
+  /**
+   * OAuth: every request needs a JWT access token of the external authorization server for this resource
+   * (401/403 per the MCP authorization spec otherwise), and RFC 9728 metadata is served at
+   * `/.well-known/oauth-protected-resource[<path>]`.
+   */
+  protectedResource?: ProtectedResource;
   /**
    * Where the server publishes changes for 2026-07-28 clients' `subscriptions/listen` streams (list
    * changes, resource updates); default: the SDK's own in-process bus.
@@ -107,9 +114,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   };
 
   /** Host/Origin and path: checked before a byte of the body is read. */
-  const refusal = (headers: IncomingHttpHeaders, pathname: string): Response | undefined => {
+  const refusal = (headers: IncomingHttpHeaders, pathname: string, method = 'GET'): Response | undefined => {
     if (!isAllowedRequest(headers, options.allowedHosts))
       return rpcError(403, null, -32000, 'Forbidden: Host or Origin not allowed');
+    const metadata = options.protectedResource?.metadataResponse(pathname, method);
+    if (metadata) return metadata;
     if (pathname !== path) return rpcError(404, null, -32000, `Not Found: MCP is served on ${path}`);
     if (options.tokens && options.tokens.match(headers.authorization) === undefined) {
       // RFC 6750 §3.1: no credentials → the bare challenge; wrong ones → invalid_token.
@@ -219,7 +228,8 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         const pathname = (req.url ?? '/').split('?')[0] ?? '/';
         const refused = hasTwoHosts(req.rawHeaders)
           ? rpcError(400, null, -32600, 'Bad Request: more than one Host header')
-          : refusal(req.headers, pathname);
+          : (refusal(req.headers, pathname, req.method) ??
+            (await options.protectedResource?.refusal(req.headers.authorization, pathname)));
         if (refused) return await writeResponse(res, refused);
         let text: string | undefined;
         if (req.method === 'POST') {
@@ -275,7 +285,9 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         origin: request.headers.get('origin') ?? undefined,
         authorization: request.headers.get('authorization') ?? undefined,
       };
-      const refused = refusal(headers, url.pathname);
+      const refused =
+        refusal(headers, url.pathname, request.method) ??
+        (await options.protectedResource?.refusal(headers.authorization, url.pathname));
       if (refused) return refused;
       let text: string | undefined;
       if (request.method === 'POST') {

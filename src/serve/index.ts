@@ -17,5 +17,10 @@ export type { SessionEndReason, SessionLimits } from './http-sessions.js';
 export { modernResult, SERVER_INFO_META_KEY } from './modern-result.js';
 export { PAGE_SIZE, pageOf } from './pagination.js';
 export { type ProgressUpdate, progressSender, progressTokenOf } from './progress.js';
+export {
+  PROTECTED_RESOURCE_METADATA,
+  ProtectedResource,
+  type ProtectedResourceOptions,
+} from './protected-resource.js';
 export { type ServeStdioOptions, serveOverStdio } from './stdio.js';
 export { failedResult, jsonResult, textResult } from './tool-result.js';

@@ -197,7 +197,7 @@ function dpopProofValid(req: IncomingMessage, token: string, jkt: string, url: s
 }
 
 /** The login and consent pages: the "user" logs in as `user-1` and grants what is asked. */
-async function interact(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function interact(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const details = await provider.interactionDetails(req, res);
     const { prompt, params, session } = details;
