@@ -24,9 +24,22 @@ export function addServeOptions(command: Command): Command {
     )
     .option(
       '--auth <mode>',
-      'HTTP: "token" (require a bearer token) or "none"; beyond loopback "token" is required',
+      'HTTP: "token" (require a bearer token), "oauth" (JWTs of an authorization server) or "none"; beyond loopback one of the first two is required',
       parseAuth,
     )
+    .option(
+      '--oauth-issuer <url>',
+      'HTTP: accept JWT access tokens of this OAuth authorization server (implies --auth oauth)',
+    )
+    .option(
+      '--oauth-resource <url>',
+      'HTTP, OAuth: the public URL of the endpoint, which tokens must be issued for (default: the served URL)',
+    )
+    .option(
+      '--oauth-audience <aud>',
+      'HTTP, OAuth: the audience tokens must carry instead of the resource URL',
+    )
+    .option('--oauth-scope <scope>', 'HTTP, OAuth: a scope every token must have (repeatable)', collect, [])
     .option(
       '--tokens <file>',
       'HTTP: the accepted bearer tokens, one "name:token" per line (implies --auth token; or set MCPKIT_AUTH_TOKEN)',
@@ -39,9 +52,31 @@ export function addServeOptions(command: Command): Command {
     );
 }
 
-function parseAuth(value: string): 'token' | 'none' {
-  if (value === 'token' || value === 'none') return value;
-  return usage(`--auth must be "token" or "none", got "${value}"`);
+function parseAuth(value: string): 'token' | 'oauth' | 'none' {
+  if (value === 'token' || value === 'oauth' || value === 'none') return value;
+  return usage(`--auth must be "token", "oauth" or "none", got "${value}"`);
+}
+
+/** The auth mode the flags ask for: `--auth`, else what `--tokens` / `--oauth-issuer` imply. */
+export function authMode(flags: ServeFlags): 'token' | 'oauth' | 'none' {
+  return (
+    flags.auth ?? (flags.tokens !== undefined ? 'token' : flags.oauthIssuer !== undefined ? 'oauth' : 'none')
+  );
+}
+
+/** The OAuth flags given besides the issuer (they mean nothing without `--auth oauth`). */
+function oauthDetails(flags: ServeFlags): string[] {
+  return [
+    flags.oauthResource !== undefined ? '--oauth-resource' : '',
+    flags.oauthAudience !== undefined ? '--oauth-audience' : '',
+    (flags.oauthScope ?? []).length > 0 ? '--oauth-scope' : '',
+  ].filter(Boolean);
+}
+
+function checkUrl(flag: string, value: string | undefined): void {
+  if (value === undefined) return;
+  if (!URL.canParse(value) || !/^https?:$/u.test(new URL(value).protocol))
+    usage(`${flag} must be an http:// or https:// URL, got "${value}"`);
 }
 
 /** True for an address only this machine can reach. */
@@ -71,12 +106,23 @@ export function checkServeFlags(name: string, flags: ServeFlags): void {
   if (flags.transport === 'http') {
     if (flags.tokens !== undefined && flags.auth === 'none')
       usage('--tokens and --auth none contradict each other');
-    const auth = flags.auth ?? (flags.tokens !== undefined ? 'token' : 'none');
+    if (flags.tokens !== undefined && (flags.auth === 'oauth' || flags.oauthIssuer !== undefined))
+      usage('--tokens and OAuth contradict each other: choose one');
+    const auth = authMode(flags);
+    if (auth === 'oauth') {
+      if (flags.oauthIssuer === undefined)
+        usage('--auth oauth needs the authorization server: --oauth-issuer URL (its issuer identifier)');
+      checkUrl('--oauth-issuer', flags.oauthIssuer);
+      checkUrl('--oauth-resource', flags.oauthResource);
+      return;
+    }
+    const stray = [...(flags.oauthIssuer !== undefined ? ['--oauth-issuer'] : []), ...oauthDetails(flags)];
+    if (stray.length > 0) usage(`${stray.join(', ')}: only with --auth oauth`);
     if (auth === 'token' && flags.tokens === undefined && !process.env.MCPKIT_AUTH_TOKEN)
       usage('--auth token needs the tokens: --tokens FILE (one "name:token" per line) or MCPKIT_AUTH_TOKEN');
     if (auth !== 'token' && !isLoopbackHost(flags.host))
       usage(
-        `--host ${flags.host} serves beyond this machine, which needs auth: add --tokens FILE (one "name:token" per line) or set MCPKIT_AUTH_TOKEN, or bind 127.0.0.1`,
+        `--host ${flags.host} serves beyond this machine, which needs auth: add --tokens FILE (one "name:token" per line), set MCPKIT_AUTH_TOKEN or give --oauth-issuer URL, or bind 127.0.0.1`,
       );
     return;
   }
@@ -87,6 +133,8 @@ export function checkServeFlags(name: string, flags: ServeFlags): void {
     flags.maxSessions !== undefined ? '--max-sessions' : '',
     flags.auth !== undefined ? '--auth' : '',
     flags.tokens !== undefined ? '--tokens' : '',
+    flags.oauthIssuer !== undefined ? '--oauth-issuer' : '',
+    ...oauthDetails(flags),
     (flags.allowHost ?? []).length > 0 ? '--allow-host' : '',
   ].filter(Boolean);
   if (httpOnly.length > 0)

@@ -4,9 +4,10 @@ import type { BearerTokens } from '../serve/bearer-tokens.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import type { ServeHttpOptions } from '../serve/http.js';
+import type { ProtectedResource } from '../serve/protected-resource.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
-import { allowedHosts } from './serve-options.js';
+import { allowedHosts, authMode } from './serve-options.js';
 
 /** Where to serve: stdio, or HTTP on host:port. */
 export interface ServeFlags {
@@ -17,8 +18,19 @@ export interface ServeFlags {
   sessionIdle?: number;
   /** How many 2025 HTTP sessions are kept at most. */
   maxSessions?: number;
-  /** `token`: every HTTP request needs a bearer token (`--tokens` or MCPKIT_AUTH_TOKEN). */
-  auth?: 'token' | 'none';
+  /**
+   * `token`: every HTTP request needs a bearer token (`--tokens` or MCPKIT_AUTH_TOKEN); `oauth`: a JWT access
+   * token of `oauthIssuer`.
+   */
+  auth?: 'token' | 'oauth' | 'none';
+  /** The OAuth authorization server whose JWT access tokens are accepted. */
+  oauthIssuer?: string;
+  /** The public URL of the endpoint (tokens' audience); default the served URL. */
+  oauthResource?: string;
+  /** The audience tokens must carry instead of the resource URL. */
+  oauthAudience?: string;
+  /** Scopes every token must have. */
+  oauthScope?: string[];
   /** A file of `name:token` lines. */
   tokens?: string;
   /** Host names accepted besides loopback. */
@@ -60,10 +72,12 @@ export async function serveUntilDone(
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');
       const tokens = await bearerTokens(io, flags, label);
+      const oauth = await protectedResource(flags);
       const hosts = allowedHosts(flags);
       const http = await serveOverHttp(factory, {
         host: flags.host,
         ...(tokens ? { tokens } : {}),
+        ...(oauth ? { protectedResource: oauth } : {}),
         ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
         ...(intercept ? { intercept } : {}),
         ...httpOptions,
@@ -77,7 +91,12 @@ export async function serveUntilDone(
         },
       });
       closeFront = () => http.close();
-      const guard = tokens ? ` (bearer tokens: ${tokens.names.join(', ')})` : '';
+      if (oauth && flags.oauthResource === undefined) oauth.serveAt(http.url);
+      const guard = tokens
+        ? ` (bearer tokens: ${tokens.names.join(', ')})`
+        : oauth
+          ? ` (OAuth: access tokens of ${flags.oauthIssuer})`
+          : '';
       const mounts = (httpOptions.mounts ?? []).map((m) => new URL(m.path, http.url).pathname);
       const also = mounts.length > 0 ? `; also ${mounts.join(', ')}` : '';
       io.err(`${label} on ${http.url}${guard}${also}\n`);
@@ -113,6 +132,18 @@ async function withinBudget(work: Promise<void>, ms: number): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The OAuth protected-resource check `--auth oauth` asks for (jose is loaded only then). */
+async function protectedResource(flags: ServeFlags): Promise<ProtectedResource | undefined> {
+  if (authMode(flags) !== 'oauth' || flags.oauthIssuer === undefined) return undefined;
+  const { ProtectedResource } = await import('../serve/protected-resource.js');
+  return new ProtectedResource({
+    issuer: flags.oauthIssuer,
+    ...(flags.oauthResource === undefined ? {} : { resource: flags.oauthResource }),
+    ...(flags.oauthAudience === undefined ? {} : { audience: flags.oauthAudience }),
+    ...((flags.oauthScope ?? []).length > 0 ? { scopes: flags.oauthScope } : {}),
+  });
 }
 
 /** The tokens `--tokens FILE` or MCPKIT_AUTH_TOKEN name, when auth is on. */

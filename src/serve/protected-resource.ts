@@ -6,7 +6,14 @@ import {
   OAuthErrorCode,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+
+/** jose, loaded on the first token: `mcpkit/serve` (and every command that serves) starts without it. */
+let joseModule: Promise<typeof import('jose')> | undefined;
+const jose = () => {
+  joseModule ??= import('jose');
+  return joseModule;
+};
 
 /** Where RFC 9728 metadata is served: this, then the resource's path. */
 export const PROTECTED_RESOURCE_METADATA = '/.well-known/oauth-protected-resource';
@@ -107,6 +114,7 @@ export class ProtectedResource {
   private async verify(token: string, resource: string | undefined): Promise<AuthInfo> {
     const audience = this.options.audience ?? resource;
     if (audience === undefined) throw new OAuthError(OAuthErrorCode.ServerError, 'not serving yet');
+    const { errors, jwtVerify } = await jose();
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, await this.jwks(), {
@@ -144,6 +152,7 @@ export class ProtectedResource {
   }
 
   private async discover(): Promise<JWTVerifyGetKey> {
+    const { createRemoteJWKSet } = await jose();
     const options = { timeoutDuration: FETCH_TIMEOUT_MS };
     if (this.options.jwksUri) return createRemoteJWKSet(new URL(this.options.jwksUri), options);
     const issuer = new URL(this.options.issuer);

@@ -35,7 +35,7 @@ describe('the serving flags of bridge, gateway and search-server', () => {
     ],
     [
       ['gateway', '-t', 'http', '--host', '0.0.0.0'],
-      'mcpkit: --host 0.0.0.0 serves beyond this machine, which needs auth: add --tokens FILE (one "name:token" per line) or set MCPKIT_AUTH_TOKEN, or bind 127.0.0.1\n',
+      'mcpkit: --host 0.0.0.0 serves beyond this machine, which needs auth: add --tokens FILE (one "name:token" per line), set MCPKIT_AUTH_TOKEN or give --oauth-issuer URL, or bind 127.0.0.1\n',
     ],
     [
       ['search-server', '-t', 'http', '--auth', 'token'],
@@ -43,7 +43,27 @@ describe('the serving flags of bridge, gateway and search-server', () => {
     ],
     [
       ['bridge', contract, '-t', 'http', '--auth', 'basic'],
-      'mcpkit: --auth must be "token" or "none", got "basic"\n',
+      'mcpkit: --auth must be "token", "oauth" or "none", got "basic"\n',
+    ],
+    [
+      ['gateway', '-t', 'http', '--auth', 'oauth'],
+      'mcpkit: --auth oauth needs the authorization server: --oauth-issuer URL (its issuer identifier)\n',
+    ],
+    [
+      ['gateway', '-t', 'http', '--oauth-issuer', 'auth.example'],
+      'mcpkit: --oauth-issuer must be an http:// or https:// URL, got "auth.example"\n',
+    ],
+    [
+      ['gateway', '-t', 'http', '--tokens', 'tokens.txt', '--oauth-issuer', 'https://auth.example'],
+      'mcpkit: --tokens and OAuth contradict each other: choose one\n',
+    ],
+    [
+      ['gateway', '-t', 'http', '--oauth-scope', 'mcp', '--oauth-audience', 'api'],
+      'mcpkit: --oauth-audience, --oauth-scope: only with --auth oauth\n',
+    ],
+    [
+      ['gateway', '--oauth-issuer', 'https://auth.example'],
+      'mcpkit: --oauth-issuer: only with -t http (gateway serves stdio otherwise)\n',
     ],
   ])('refuses %j with one line and exit 2 (HTTP flags were ignored in silence)', async (args, line) => {
     const r = await runInProcess(ws, args);

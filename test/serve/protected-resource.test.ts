@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { type HttpServerHandle, ProtectedResource, serveOverHttp } from '../../src/serve/index.js';
+import { CLI } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { startGateway, toolServer } from '../helpers/gateway.js';
 import {
@@ -14,6 +16,7 @@ import {
   startJwtAuthorizationServer,
 } from '../helpers/jwt-authorization-server.js';
 import { browse } from '../helpers/oauth-server.js';
+import { freePort } from '../helpers/servers.js';
 
 // A gateway as an OAuth-protected resource (RFC 9728 + JWT access tokens of oidc-provider, checked with jose).
 let as: JwtAuthorizationServer;
@@ -43,9 +46,9 @@ afterAll(async () => {
 
 const metadataUrl = () => `${new URL(http.url).origin}/.well-known/oauth-protected-resource/mcp`;
 
-/** A tools/list of a 2025 client with this Authorization header: the HTTP status of its first request. */
-async function statusWith(authorization?: string) {
-  const response = await fetch(http.url, {
+/** An initialize of a 2025 client with this Authorization header: the HTTP status and challenge. */
+async function statusWith(authorization?: string, url = http.url) {
+  const response = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -171,5 +174,49 @@ describe("OAuth protected resource: mcpkit's own OAuth client logs in end to end
     const call = await mcpkit(['call', 'gw', 'a__read']);
     expect(call.stdout).toBe('a:read {}\n');
     expect(call.code).toBe(0);
+  });
+});
+
+describe('mcpkit gateway --oauth-issuer: the CLI serves beyond loopback with OAuth', () => {
+  it('starts on 0.0.0.0, serves the metadata, refuses a request without a token and takes one with it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mcpkit-protected-cli-'));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const child = spawn(
+      process.execPath,
+      [CLI, 'gateway', '-t', 'http', '--host', '0.0.0.0', '--port', String(port), '--no-search'].concat([
+        '--oauth-issuer',
+        as.issuer,
+        '--oauth-resource',
+        url,
+        '--oauth-scope',
+        'mcp:tools',
+      ]),
+      {
+        cwd: home,
+        env: { PATH: process.env.PATH, HOME: home, MCPKIT_CONFIG_DIR: join(home, 'config') },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      await eventually(() => (stderr.includes(`(OAuth: access tokens of ${as.issuer})`) ? true : undefined));
+      const metadata = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`);
+      expect(((await metadata.json()) as { resource: string }).resource).toBe(url);
+      const refused = await statusWith(undefined, url);
+      expect(refused.status).toBe(401);
+      expect(refused.challenge).toContain(
+        `resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"`,
+      );
+      expect((await statusWith(`Bearer ${await as.machineToken(url)}`, url)).status).toBe(200);
+    } finally {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await gone;
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
