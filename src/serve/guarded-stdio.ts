@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import type { AuthInfo, JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { BatchedWriter } from '../internal/batched-writer.js';
 import { LineSplitter, MAX_LINE_LENGTH, type SkippedLine } from '../internal/line-splitter.js';
 import { skippedFrame } from '../internal/skipped-frame.js';
@@ -16,6 +16,8 @@ export interface InterceptContext {
   era: 'modern';
   /** Aborts when the HTTP client goes away before the answer. */
   signal: AbortSignal;
+  /** Who the request's credentials name (a bearer token's name as `clientId`, an OAuth token's client and scopes). */
+  authInfo?: AuthInfo;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AuthInfo,
   createMcpHandler,
   isLegacyRequest,
   type JSONRPCMessage,
@@ -133,17 +134,33 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     return undefined;
   };
 
+  /**
+   * Who the request's credentials name (after `refusal` let it through): the bearer token's name, or the OAuth
+   * token's client and scopes — for the server's handlers (`ctx.http.authInfo`) and the intercept; the answer
+   * when the OAuth token is refused. A static token itself is never passed on.
+   */
+  const authOf = async (
+    authorization: string | undefined,
+    pathname: string,
+  ): Promise<AuthInfo | Response | undefined> => {
+    const name = options.tokens?.match(authorization);
+    if (name !== undefined) return { token: '', clientId: name, scopes: [] };
+    return options.protectedResource?.authorize(authorization, pathname);
+  };
+
   const route = async (
     request: Request,
     text: string | undefined,
     checked = checkFrame(text ?? ''),
+    authInfo?: AuthInfo,
   ): Promise<Response> => {
+    const auth = authInfo ? { authInfo } : {};
     const sessionId = request.headers.get('mcp-session-id') ?? undefined;
     const session = sessionId === undefined ? undefined : sessions.use(sessionId);
     if (sessionId !== undefined && !session) return rpcError(404, null, -32001, 'Session not found');
     if (request.method !== 'POST') {
       if (session && (request.method === 'GET' || request.method === 'DELETE'))
-        return session.transport.handleRequest(request);
+        return session.transport.handleRequest(request, auth);
       return new Response(null, { status: 405, headers: { allow: 'POST' } });
     }
     // The era is decided before the 2025 session path or our params check sees the frame: a 2026-07-28
@@ -153,11 +170,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     if (!checked.ok) {
       const answer = checked.answer;
       const parsed = modernWire && answer?.error.code === -32602 ? parseObject(text) : undefined;
-      if (parsed) return modern.fetch(request, { parsedBody: parsed });
+      if (parsed) return modern.fetch(request, { parsedBody: parsed, ...auth });
       return answer ? rpcError(400, answer.id, answer.error.code, answer.error.message) : accepted();
     }
     const message = checked.message;
-    if (session) return inSession(session, request, message);
+    if (session) return inSession(session, request, message, authInfo);
     const refused = paramRefusal((name) => request.headers.get(name), message);
     if (refused) return refused;
     if (options.intercept && isPlainModernRequest((name) => request.headers.get(name), message)) {
@@ -165,11 +182,12 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const answered = new Promise<Response>((resolve) => {
         reply = async (answer) => resolve(Response.json(answer));
       });
-      const context = { era: 'modern' as const, signal: request.signal };
+      const context = { era: 'modern' as const, signal: request.signal, ...auth };
       if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
     }
-    if (message.method === 'initialize' && !modernWire) return startSession(request, message);
-    if (!(await isLegacyRequest(request, message))) return modern.fetch(request, { parsedBody: message });
+    if (message.method === 'initialize' && !modernWire) return startSession(request, message, authInfo);
+    if (!(await isLegacyRequest(request, message)))
+      return modern.fetch(request, { parsedBody: message, ...auth });
     return rpcError(400, null, -32000, 'Bad Request: no valid session id');
   };
 
@@ -178,7 +196,12 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
    * still in flight took the first one's stream and one of them never ended, so it is refused; a request
    * cancelled by `notifications/cancelled` gets no answer (MCP), so its stream is ended here.
    */
-  const inSession = async (session: HttpSession, request: Request, message: Record<string, unknown>) => {
+  const inSession = async (
+    session: HttpSession,
+    request: Request,
+    message: Record<string, unknown>,
+    authInfo: AuthInfo | undefined,
+  ) => {
     const id = message.id as RequestId | undefined;
     const isRequest = typeof message.method === 'string' && id !== undefined;
     if (isRequest) {
@@ -188,7 +211,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     }
     let response: Response | undefined;
     try {
-      response = await session.transport.handleRequest(request, { parsedBody: message });
+      response = await session.transport.handleRequest(request, {
+        parsedBody: message,
+        ...(authInfo ? { authInfo } : {}),
+      });
     } finally {
       // Refused (or failed) before the server saw it: no answer will free the id.
       if (isRequest && (response === undefined || response.status >= 400)) session.inFlight.delete(id);
@@ -201,7 +227,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     return response;
   };
 
-  const startSession = async (request: Request, message: Record<string, unknown>) => {
+  const startSession = async (
+    request: Request,
+    message: Record<string, unknown>,
+    authInfo: AuthInfo | undefined,
+  ) => {
     const server = await factory({ era: 'legacy' });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -214,7 +244,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       if (transport.sessionId) sessions.remove(transport.sessionId, 'closed');
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: message });
+    return transport.handleRequest(request, { parsedBody: message, ...(authInfo ? { authInfo } : {}) });
   };
 
   const failed = (error: unknown): Response => {
@@ -228,9 +258,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         const pathname = (req.url ?? '/').split('?')[0] ?? '/';
         const refused = hasTwoHosts(req.rawHeaders)
           ? rpcError(400, null, -32600, 'Bad Request: more than one Host header')
-          : (refusal(req.headers, pathname, req.method) ??
-            (await options.protectedResource?.refusal(req.headers.authorization, pathname)));
+          : refusal(req.headers, pathname, req.method);
         if (refused) return await writeResponse(res, refused);
+        const authInfo = await authOf(req.headers.authorization, pathname);
+        if (authInfo instanceof Response) return await writeResponse(res, authInfo);
         let text: string | undefined;
         if (req.method === 'POST') {
           text = await readNodeBody(req, maxBody);
@@ -260,7 +291,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
           const reply = async (answer: JSONRPCMessage) => {
             res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
           };
-          const context = { era: 'modern' as const, signal: aborted.signal };
+          const context = {
+            era: 'modern' as const,
+            signal: aborted.signal,
+            ...(authInfo ? { authInfo } : {}),
+          };
           if (options.intercept(checked.message as unknown as JSONRPCMessage, reply, context)) return;
         }
         const request = new Request(`http://${req.headers.host}${req.url}`, {
@@ -268,7 +303,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
           headers: webHeaders(req.headers),
           signal: aborted.signal,
         });
-        await writeResponse(res, await route(request, text, checked).catch(failed));
+        await writeResponse(res, await route(request, text, checked, authInfo).catch(failed));
       } catch (error) {
         if (!res.headersSent) await writeResponse(res, failed(error));
         else res.destroy();
@@ -285,16 +320,16 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         origin: request.headers.get('origin') ?? undefined,
         authorization: request.headers.get('authorization') ?? undefined,
       };
-      const refused =
-        refusal(headers, url.pathname, request.method) ??
-        (await options.protectedResource?.refusal(headers.authorization, url.pathname));
+      const refused = refusal(headers, url.pathname, request.method);
       if (refused) return refused;
+      const authInfo = await authOf(headers.authorization, url.pathname);
+      if (authInfo instanceof Response) return authInfo;
       let text: string | undefined;
       if (request.method === 'POST') {
         text = await readWebBody(request, maxBody);
         if (text === undefined) return tooLarge();
       }
-      return route(request, text).catch(failed);
+      return route(request, text, undefined, authInfo).catch(failed);
     },
     get sessions() {
       return sessions.size;

@@ -90,10 +90,10 @@ export class ProtectedResource {
   }
 
   /**
-   * Checks a request to the endpoint at `path`: undefined when its token is good, else the 401/403 answer
-   * (500 when the authorization server's keys cannot be fetched).
+   * Checks a request to the endpoint at `path`: what its token says (client, scopes, expiry) when it is good,
+   * else the 401/403 answer (500 when the authorization server's keys cannot be fetched).
    */
-  async refusal(authorization: string | null | undefined, path: string): Promise<Response | undefined> {
+  async authorize(authorization: string | null | undefined, path: string): Promise<AuthInfo | Response> {
     const resource = this.resourceFor(path);
     const requiredScopes = this.options.scopes ? [...this.options.scopes] : undefined;
     const challenge = {
@@ -101,11 +101,10 @@ export class ProtectedResource {
       ...(resource ? { resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(resource)) } : {}),
     };
     try {
-      await verifyBearerToken(authorization, {
+      return await verifyBearerToken(authorization, {
         verifier: { verifyAccessToken: (token) => this.verify(token, resource) },
         ...challenge,
       });
-      return undefined;
     } catch (error) {
       return bearerAuthChallengeResponse(error, challenge);
     }

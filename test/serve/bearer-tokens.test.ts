@@ -1,6 +1,7 @@
 import { chmod, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -87,6 +88,41 @@ describe('bearer tokens on an mcpkit HTTP server', () => {
       await expect(connectWith()).rejects.toThrow(/Unauthorized: a valid bearer token is required/u);
     } finally {
       await http.close();
+    }
+  });
+
+  it("passes the token's name (never the token) to the server's handlers, for both protocol generations", async () => {
+    const tokens = BearerTokens.parse(`alice:${ALICE}\nbob:${BOB}\n`, 'tokens.txt');
+    const whoami = () => {
+      const server = new McpServer({ name: 'guarded', version: '1.0.0' });
+      server.registerTool('whoami', { description: 'who calls' }, async (ctx) => ({
+        content: [{ type: 'text', text: JSON.stringify(ctx.http?.authInfo ?? null) }],
+      }));
+      return server;
+    };
+    const handler = createHttpHandler(whoami, { tokens });
+    try {
+      for (const modern of [false, true]) {
+        const client = new Client(
+          { name: 't', version: '1' },
+          modern ? { versionNegotiation: { mode: 'auto' } } : {},
+        );
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
+            fetch: (url, init) => handler.request(new Request(url, init)),
+            requestInit: { headers: { authorization: `Bearer ${BOB}` } },
+          }),
+        );
+        const result = await client.callTool({ name: 'whoami', arguments: {} });
+        expect(JSON.parse((result.content as { text: string }[])[0]?.text ?? '')).toEqual({
+          token: '',
+          clientId: 'bob',
+          scopes: [],
+        });
+        await client.close();
+      }
+    } finally {
+      await handler.close();
     }
   });
 

@@ -132,12 +132,13 @@ describe('OAuth protected resource: metadata and token checks', () => {
   it('answers 403 insufficient_scope when the token lacks a required scope', async () => {
     const strict = new ProtectedResource({ issuer: as.issuer, scopes: ['mcp:admin'], resource: http.url });
     const token = await as.machineToken(http.url, 'mcp:tools');
-    const refused = await strict.refusal(`Bearer ${token}`, '/mcp');
-    expect(refused?.status).toBe(403);
-    expect(refused?.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
-    expect(
-      await strict.refusal(`Bearer ${await as.machineToken(http.url, 'mcp:admin')}`, '/mcp'),
-    ).toBeUndefined();
+    const refused = await strict.authorize(`Bearer ${token}`, '/mcp');
+    if (!(refused instanceof Response)) throw new Error('accepted a token without the scope');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    const admin = await strict.authorize(`Bearer ${await as.machineToken(http.url, 'mcp:admin')}`, '/mcp');
+    expect(admin instanceof Response ? admin.status : admin.scopes).toEqual(['mcp:admin']);
+    expect(admin instanceof Response ? '' : admin.clientId).toBe('machine');
   });
 });
 
