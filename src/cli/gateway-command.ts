@@ -124,7 +124,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       reapGroupsOnAbruptExit();
       try {
         const location = { cwd: io.cwd, env: io.env };
-        const profiles = await loadProfiles(location);
+        let profiles = await loadProfiles(location);
         for (const warning of profiles.warnings) io.err(`mcpkit gateway: ${warning}\n`);
         const profile = flags.profile === undefined ? undefined : findProfile(profiles, flags.profile);
         // A profile of whole servers needs only those started.
@@ -189,6 +189,16 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         const watches = flags.watch
           ? [
               watchFiles(first.files, () => {
+                loadProfiles(location)
+                  .then((changed) => {
+                    if (JSON.stringify(changed.profiles) === JSON.stringify(profiles.profiles)) return;
+                    for (const warning of changed.warnings) io.err(`mcpkit gateway: ${warning}\n`);
+                    profiles = changed;
+                    gateway.updateProfiles(changed.profiles);
+                  })
+                  .catch((error: Error) =>
+                    io.err(`mcpkit gateway: profiles not applied: ${error.message}\n`),
+                  );
                 selectedServers(location, selection)
                   .then(({ servers, warnings }) => {
                     for (const warning of warnings) io.err(`mcpkit gateway: ${warning}\n`);

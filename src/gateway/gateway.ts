@@ -141,7 +141,7 @@ export class Gateway {
   private advertised: Advertised | undefined;
   private readonly results: ResultStore;
 
-  private constructor(private readonly options: GatewayOptions) {
+  private constructor(private options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
     this.prefix = options.prefix ?? 'server';
     this.inputs = new InputFlows(
@@ -277,6 +277,21 @@ export class Gateway {
     ];
     if (changes.length > 0) this.log(`config changed: ${changes.join(' ')}`);
     return result;
+  }
+
+  /**
+   * Applies changed profiles (live config): each profile served so far follows its new definition (one that
+   * went serves no tools; a new one is served once asked for with {@link Gateway.profile}).
+   */
+  updateProfiles(profiles: Readonly<Record<string, Profile>>): void {
+    this.options = { ...this.options, profiles };
+    for (const { view } of this.endpoints.values()) {
+      if (!view) continue;
+      const profile = Object.hasOwn(profiles, view.name) ? profiles[view.name] : undefined;
+      if (!profile) this.log(`profile "${view.name}" is no longer in the config: it serves no tools now`);
+      view.update(profile);
+    }
+    this.invalidate(['tools']);
   }
 
   /** Re-reads the pin file (after `mcpkit trust`), so trusted tools reappear. */

@@ -42,8 +42,17 @@ export class ProfileView {
   constructor(
     /** The profile's name. */
     readonly name: string,
-    readonly admits: ProfileFilter,
+    private filter: ProfileFilter,
   ) {}
+
+  /** Whether a tool (exposed name, server) is in the profile as it is now. */
+  readonly admits: ProfileFilter = (name, server) => this.filter(name, server);
+
+  /** The profile changed in the config (or went: nothing is in it then). */
+  update(profile: Profile | undefined): void {
+    this.filter = profile ? profileFilter(profile) : () => false;
+    this.last = undefined;
+  }
 
   /** The catalog as this profile shows it. */
   of(catalog: Catalog): Catalog {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isMcpkitError } from '../../src/errors/index.js';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { serveOverHttp } from '../../src/serve/index.js';
-import { connectInProcess, startGateway, textOf, toolServer } from '../helpers/gateway.js';
+import { connectInProcess, eventually, startGateway, textOf, toolServer } from '../helpers/gateway.js';
 
 // Profiles: named tool sets of one gateway, each with its own listing, tool_search index and pins view.
 const cleanups: (() => Promise<void>)[] = [];
@@ -78,6 +78,25 @@ describe('gateway profiles, in-process', () => {
     const error = await startGateway(servers(), { profiles, profile: 'nope' }).catch((e: unknown) => e);
     expect(isMcpkitError(error) && error.code).toBe('INVALID_ARGUMENT');
     expect((error as Error).message).toBe('no profile "nope"; the profiles: review, ops');
+  });
+});
+
+describe('gateway profiles follow the config', () => {
+  it('applies a changed profile to its clients with tools/list_changed; a removed one serves nothing', async () => {
+    const gateway = await gatewayOf();
+    const review = await connectInProcess(gateway.profile('review'));
+    cleanups.push(review.close);
+    expect(await listed(review.client)).toEqual(['a__read', 'b__search']);
+    gateway.updateProfiles({ ...profiles, review: { servers: ['c'] } });
+    await eventually(() =>
+      review.notifications.some((n) => n.method === 'notifications/tools/list_changed') ? true : undefined,
+    );
+    expect(await listed(review.client)).toEqual(['c__deploy']);
+    gateway.updateProfiles({ ops: { tools: ['c__*'] } });
+    await eventually(async () => ((await listed(review.client)).length === 0 ? true : undefined));
+    await expect(review.client.callTool({ name: 'c__deploy', arguments: {} })).rejects.toThrow(
+      'Unknown tool: c__deploy',
+    );
   });
 });
 
