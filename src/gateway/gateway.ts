@@ -245,6 +245,11 @@ export class Gateway {
     };
   }
 
+  /** The names of the configured profiles (the `profiles` option, as updated). */
+  profileNames(): string[] {
+    return Object.keys(this.options.profiles ?? {});
+  }
+
   private fastPath(endpoint: Endpoint): FrameIntercept {
     return toolCallFastPath({
       router: endpoint.router,

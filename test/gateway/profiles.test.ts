@@ -87,6 +87,7 @@ describe('gateway profiles follow the config', () => {
     const review = await connectInProcess(gateway.profile('review'));
     cleanups.push(review.close);
     expect(await listed(review.client)).toEqual(['a__read', 'b__search']);
+    expect(gateway.profileNames()).toEqual(['review', 'ops']);
     gateway.updateProfiles({ ...profiles, review: { servers: ['c'] } });
     await eventually(() =>
       review.notifications.some((n) => n.method === 'notifications/tools/list_changed') ? true : undefined,

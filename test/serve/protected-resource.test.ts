@@ -26,12 +26,15 @@ let dir: string;
 
 beforeAll(async () => {
   as = await startJwtAuthorizationServer();
-  const started = await startGateway([toolServer('a', { read: 'Reads.' })]);
+  const started = await startGateway([toolServer('a', { read: 'Reads.' })], {
+    profiles: { reader: { tools: ['a__read'] } },
+  });
   stopGateway = started.close;
   const protectedResource = new ProtectedResource({ issuer: as.issuer, scopes: ['mcp:tools'] });
   http = await serveOverHttp(started.gateway.factory, {
     intercept: started.gateway.intercept(),
     protectedResource,
+    mounts: [{ path: '/mcp/reader', factory: started.gateway.profile('reader').factory }],
   });
   protectedResource.serveAt(http.url);
   dir = await mkdtemp(join(tmpdir(), 'mcpkit-protected-'));
@@ -127,6 +130,18 @@ describe('OAuth protected resource: metadata and token checks', () => {
     // The token's life is the scenario: it is good, then it is not.
     expect((await statusWith(`Bearer ${token}`)).status).toBe(200);
     await eventually(async () => ((await statusWith(`Bearer ${token}`)).status === 401 ? true : undefined));
+  });
+
+  it('makes each profile its own resource: its metadata, and tokens issued for it only', async () => {
+    const reader = `${http.url}/reader`;
+    const metadata = await fetch(
+      `${new URL(http.url).origin}/.well-known/oauth-protected-resource/mcp/reader`,
+    );
+    expect(((await metadata.json()) as { resource: string }).resource).toBe(reader);
+    const forMain = await statusWith(`Bearer ${await as.machineToken(http.url)}`, reader);
+    expect(forMain.status).toBe(401);
+    expect(forMain.challenge).toContain(`resource_metadata="${metadataUrl()}/reader"`);
+    expect((await statusWith(`Bearer ${await as.machineToken(reader)}`, reader)).status).toBe(200);
   });
 
   it('answers 403 insufficient_scope when the token lacks a required scope', async () => {
