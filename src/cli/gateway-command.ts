@@ -211,13 +211,14 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
               }),
             ]
           : [];
-        const tools = (await gateway.catalog()).tools.length;
+        const served = flags.profile === undefined ? gateway : gateway.profile(flags.profile);
+        const tools = (await served.catalog()).tools.length;
         const ready = gateway.status().filter((s) => s.state === 'ready').length;
         const starting = gateway.status().filter((s) => s.state === 'starting').length;
         const later = starting > 0 ? ` (${starting} still starting; they join when ready)` : '';
         const total = gateway.status().length;
         io.err(
-          `mcpkit gateway: ${ready}/${total} server${total === 1 ? '' : 's'} ready, ${count(tools, 'tool')}${later}\n`,
+          `mcpkit gateway: ${ready}/${total} server${total === 1 ? '' : 's'} ready, ${count(tools, 'tool')}${flags.profile === undefined ? '' : ` in profile ${flags.profile}`}${later}\n`,
         );
         await serveUntilDone(
           io,

@@ -91,6 +91,8 @@ export interface GatewayProfile {
   factory: McpServerFactory;
   /** The hot path of this profile's clients (see {@link Gateway.intercept}). */
   intercept(): FrameIntercept;
+  /** The catalog as this profile shows it. */
+  catalog(): Promise<Catalog>;
 }
 
 /** One way the gateway is served: every tool, or one profile's, each with its own deferral and router. */
@@ -242,6 +244,7 @@ export class Gateway {
       name,
       factory: (ctx) => this.createServer(ctx.era, endpoint),
       intercept: () => this.fastPath(endpoint),
+      catalog: endpoint.catalog,
     };
   }
 

@@ -36,7 +36,7 @@ describe('mcpkit gateway --profile (stdio)', () => {
       await expect(gw.client.callTool({ name: 'two__pid', arguments: {} })).rejects.toThrow(
         'Unknown tool: two__pid',
       );
-      expect(gw.stderr()).toContain('mcpkit gateway: 1/1 server ready');
+      expect(gw.stderr()).toContain('mcpkit gateway: 1/1 server ready, 6 tools in profile review\n');
     });
   }
 
