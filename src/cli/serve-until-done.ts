@@ -72,7 +72,7 @@ export async function serveUntilDone(
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');
       const tokens = await bearerTokens(io, flags, label);
-      const oauth = await protectedResource(flags);
+      const oauth = await protectedResource(flags, (error) => io.err(`${label}: ${error.message}\n`));
       const hosts = allowedHosts(flags);
       const http = await serveOverHttp(factory, {
         host: flags.host,
@@ -135,7 +135,10 @@ async function withinBudget(work: Promise<void>, ms: number): Promise<void> {
 }
 
 /** The OAuth protected-resource check `--auth oauth` asks for (jose is loaded only then). */
-async function protectedResource(flags: ServeFlags): Promise<ProtectedResource | undefined> {
+async function protectedResource(
+  flags: ServeFlags,
+  onError: (error: Error) => void,
+): Promise<ProtectedResource | undefined> {
   if (authMode(flags) !== 'oauth' || flags.oauthIssuer === undefined) return undefined;
   const { ProtectedResource } = await import('../serve/protected-resource.js');
   return new ProtectedResource({
@@ -143,6 +146,7 @@ async function protectedResource(flags: ServeFlags): Promise<ProtectedResource |
     ...(flags.oauthResource === undefined ? {} : { resource: flags.oauthResource }),
     ...(flags.oauthAudience === undefined ? {} : { audience: flags.oauthAudience }),
     ...((flags.oauthScope ?? []).length > 0 ? { scopes: flags.oauthScope } : {}),
+    onError,
   });
 }
 

@@ -39,6 +39,8 @@ export interface ProtectedResourceOptions {
   scopes?: readonly string[];
   /** The authorization server's JWKS URL; default: from its RFC 8414 / OpenID metadata. */
   jwksUri?: string;
+  /** Told when the authorization server's keys cannot be found (requests get 500 meanwhile). */
+  onError?: (error: Error) => void;
 }
 
 /**
@@ -143,8 +145,9 @@ export class ProtectedResource {
 
   /** The authorization server's keys, found once (a failure is retried on the next request). */
   private jwks(): Promise<JWTVerifyGetKey> {
-    this.keys ??= this.discover().catch((error: unknown) => {
+    this.keys ??= this.discover().catch((error: Error) => {
       this.keys = undefined;
+      this.options.onError?.(error);
       throw error;
     });
     return this.keys;
@@ -170,7 +173,9 @@ export class ProtectedResource {
       if (metadata.issuer !== this.options.issuer || typeof metadata.jwks_uri !== 'string') continue;
       return createRemoteJWKSet(new URL(metadata.jwks_uri), options);
     }
-    throw new Error(`no authorization server metadata with a jwks_uri for ${this.options.issuer}`);
+    throw new Error(
+      `cannot find the keys of ${this.options.issuer}: no RFC 8414 or OpenID metadata there names a jwks_uri for that issuer; check the issuer URL (exactly as the server states it) and that it is reachable`,
+    );
   }
 }
 

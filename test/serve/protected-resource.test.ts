@@ -157,6 +157,23 @@ describe('OAuth protected resource: metadata and token checks', () => {
   });
 });
 
+describe('OAuth protected resource: an authorization server that cannot be reached', () => {
+  it('answers 500 server_error and says once why', async () => {
+    const port = await freePort();
+    const errors: string[] = [];
+    const resource = new ProtectedResource({
+      issuer: `http://127.0.0.1:${port}`,
+      resource: 'http://127.0.0.1/mcp',
+      onError: (error) => errors.push(error.message),
+    });
+    const answer = await resource.authorize('Bearer a.b.c', '/mcp');
+    expect(answer instanceof Response && answer.status).toBe(500);
+    expect(errors).toEqual([
+      `cannot find the keys of http://127.0.0.1:${port}: no RFC 8414 or OpenID metadata there names a jwks_uri for that issuer; check the issuer URL (exactly as the server states it) and that it is reachable`,
+    ]);
+  });
+});
+
 describe("OAuth protected resource: mcpkit's own OAuth client logs in end to end", () => {
   it('finds the authorization server from the 401, logs in through the browser and calls a tool', async () => {
     await writeFile(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { gw: { url: http.url } } }));
