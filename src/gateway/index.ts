@@ -1,4 +1,6 @@
 // mcpkit/gateway — everything exported here is public API.
+export { type AuditEntry, AuditLog, type AuditLogOptions, argumentsDigest } from './audit.js';
+export { CallEvents, type CallObserver, type CallOutcome, type CallRecord } from './call-events.js';
 export {
   type Catalog,
   type ExposedPrompt,
@@ -10,5 +12,6 @@ export { type ServerSelection, selectedServers, type Watch, watchFiles } from '.
 export { Gateway, type GatewayOptions } from './gateway.js';
 export { type PinMode, PinStore, type PinVerdict, toolFingerprint } from './pins.js';
 export { STATUS_URI } from './proxy-handlers.js';
+export { CallTelemetry } from './telemetry.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';

@@ -16,6 +16,8 @@ export interface InterceptContext {
   era: 'modern';
   /** Aborts when the HTTP client goes away before the answer. */
   signal: AbortSignal;
+  /** The name of the bearer token the request carried, when the endpoint checks tokens. */
+  client?: string;
 }
 
 /**

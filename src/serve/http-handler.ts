@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AuthInfo,
   createMcpHandler,
   isLegacyRequest,
   type JSONRPCMessage,
@@ -14,6 +15,7 @@ import { checkFrame } from './frames.js';
 import type { FrameIntercept } from './guarded-stdio.js';
 import { isAllowedRequest } from './host-check.js';
 import { readNodeBody, readWebBody, writeResponse } from './http-io.js';
+import { type HttpPages, PageSessions, pageRequest } from './http-pages.js';
 import { type HttpSession, HttpSessions, type SessionLimits } from './http-sessions.js';
 import { paramHeaderMismatch } from './param-headers.js';
 
@@ -44,6 +46,8 @@ export interface HttpHandlerOptions extends SessionLimits {
    * is refused with 400 / -32020 (SEP-2243), as the SDK does for its own tools.
    */
   toolSchema?: (name: string) => unknown;
+  /** Pages served beside the endpoint (the gateway's dashboard), with its Host/Origin check and tokens. */
+  pages?: HttpPages;
 }
 
 /** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
@@ -90,6 +94,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     ...(options.bus ? { bus: options.bus } : {}),
   });
   const sessions = new HttpSessions(options);
+  const pageSessions = new PageSessions();
 
   /** SEP-2243 for a proxy's tools: the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its schema. */
   const paramRefusal = (
@@ -106,12 +111,18 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     return rpcError(400, id, -32020, `Bad Request: the request headers and body disagree: ${why}`);
   };
 
-  /** Host/Origin and path: checked before a byte of the body is read. */
+  /**
+   * Host/Origin, path and token: checked before a byte of the body is read. Sets `client` to the name
+   * of the request's token.
+   */
+  let client: string | undefined;
   const refusal = (headers: IncomingHttpHeaders, pathname: string): Response | undefined => {
+    client = undefined;
     if (!isAllowedRequest(headers, options.allowedHosts))
       return rpcError(403, null, -32000, 'Forbidden: Host or Origin not allowed');
     if (pathname !== path) return rpcError(404, null, -32000, `Not Found: MCP is served on ${path}`);
-    if (options.tokens && options.tokens.match(headers.authorization) === undefined) {
+    client = options.tokens?.match(headers.authorization);
+    if (options.tokens && client === undefined) {
       // RFC 6750 §3.1: no credentials → the bare challenge; wrong ones → invalid_token.
       const challenge =
         headers.authorization === undefined
@@ -128,7 +139,9 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     request: Request,
     text: string | undefined,
     checked = checkFrame(text ?? ''),
+    caller?: string,
   ): Promise<Response> => {
+    const authInfo = caller === undefined ? undefined : { token: '', clientId: caller, scopes: [] };
     const sessionId = request.headers.get('mcp-session-id') ?? undefined;
     const session = sessionId === undefined ? undefined : sessions.use(sessionId);
     if (sessionId !== undefined && !session) return rpcError(404, null, -32001, 'Session not found');
@@ -144,11 +157,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     if (!checked.ok) {
       const answer = checked.answer;
       const parsed = modernWire && answer?.error.code === -32602 ? parseObject(text) : undefined;
-      if (parsed) return modern.fetch(request, { parsedBody: parsed });
+      if (parsed) return modern.fetch(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) });
       return answer ? rpcError(400, answer.id, answer.error.code, answer.error.message) : accepted();
     }
     const message = checked.message;
-    if (session) return inSession(session, request, message);
+    if (session) return inSession(session, request, message, authInfo);
     const refused = paramRefusal((name) => request.headers.get(name), message);
     if (refused) return refused;
     if (options.intercept && isPlainModernRequest((name) => request.headers.get(name), message)) {
@@ -156,11 +169,16 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const answered = new Promise<Response>((resolve) => {
         reply = async (answer) => resolve(Response.json(answer));
       });
-      const context = { era: 'modern' as const, signal: request.signal };
+      const context = {
+        era: 'modern' as const,
+        signal: request.signal,
+        ...(caller ? { client: caller } : {}),
+      };
       if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
     }
-    if (message.method === 'initialize' && !modernWire) return startSession(request, message);
-    if (!(await isLegacyRequest(request, message))) return modern.fetch(request, { parsedBody: message });
+    if (message.method === 'initialize' && !modernWire) return startSession(request, message, authInfo);
+    if (!(await isLegacyRequest(request, message)))
+      return modern.fetch(request, { parsedBody: message, ...(authInfo ? { authInfo } : {}) });
     return rpcError(400, null, -32000, 'Bad Request: no valid session id');
   };
 
@@ -169,7 +187,12 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
    * still in flight took the first one's stream and one of them never ended, so it is refused; a request
    * cancelled by `notifications/cancelled` gets no answer (MCP), so its stream is ended here.
    */
-  const inSession = async (session: HttpSession, request: Request, message: Record<string, unknown>) => {
+  const inSession = async (
+    session: HttpSession,
+    request: Request,
+    message: Record<string, unknown>,
+    authInfo?: AuthInfo,
+  ) => {
     const id = message.id as RequestId | undefined;
     const isRequest = typeof message.method === 'string' && id !== undefined;
     if (isRequest) {
@@ -179,7 +202,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     }
     let response: Response | undefined;
     try {
-      response = await session.transport.handleRequest(request, { parsedBody: message });
+      response = await session.transport.handleRequest(request, {
+        parsedBody: message,
+        ...(authInfo ? { authInfo } : {}),
+      });
     } finally {
       // Refused (or failed) before the server saw it: no answer will free the id.
       if (isRequest && (response === undefined || response.status >= 400)) session.inFlight.delete(id);
@@ -192,7 +218,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     return response;
   };
 
-  const startSession = async (request: Request, message: Record<string, unknown>) => {
+  const startSession = async (request: Request, message: Record<string, unknown>, authInfo?: AuthInfo) => {
     const server = await factory({ era: 'legacy' });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -205,7 +231,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       if (transport.sessionId) sessions.remove(transport.sessionId, 'closed');
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: message });
+    return transport.handleRequest(request, { parsedBody: message, ...(authInfo ? { authInfo } : {}) });
   };
 
   const failed = (error: unknown): Response => {
@@ -217,10 +243,18 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     async handle(req, res) {
       try {
         const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+        if (
+          options.pages &&
+          pathname !== path &&
+          options.pages.owns(pathname) &&
+          !hasTwoHosts(req.rawHeaders)
+        )
+          return await pageRequest(req, res, options.pages, { ...options, sessions: pageSessions });
         const refused = hasTwoHosts(req.rawHeaders)
           ? rpcError(400, null, -32600, 'Bad Request: more than one Host header')
           : refusal(req.headers, pathname);
         if (refused) return await writeResponse(res, refused);
+        const caller = client;
         let text: string | undefined;
         if (req.method === 'POST') {
           text = await readNodeBody(req, maxBody);
@@ -250,7 +284,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
           const reply = async (answer: JSONRPCMessage) => {
             res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
           };
-          const context = { era: 'modern' as const, signal: aborted.signal };
+          const context = {
+            era: 'modern' as const,
+            signal: aborted.signal,
+            ...(caller ? { client: caller } : {}),
+          };
           if (options.intercept(checked.message as unknown as JSONRPCMessage, reply, context)) return;
         }
         const request = new Request(`http://${req.headers.host}${req.url}`, {
@@ -258,7 +296,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
           headers: webHeaders(req.headers),
           signal: aborted.signal,
         });
-        await writeResponse(res, await route(request, text, checked).catch(failed));
+        await writeResponse(res, await route(request, text, checked, caller).catch(failed));
       } catch (error) {
         if (!res.headersSent) await writeResponse(res, failed(error));
         else res.destroy();
@@ -277,12 +315,13 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       };
       const refused = refusal(headers, url.pathname);
       if (refused) return refused;
+      const caller = client;
       let text: string | undefined;
       if (request.method === 'POST') {
         text = await readWebBody(request, maxBody);
         if (text === undefined) return tooLarge();
       }
-      return route(request, text).catch(failed);
+      return route(request, text, undefined, caller).catch(failed);
     },
     get sessions() {
       return sessions.size;
