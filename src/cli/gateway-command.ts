@@ -4,6 +4,7 @@ import { Runtime, type RuntimeServerConfig } from '../client/index.js';
 import { findServer, homeDirectory, loadConfig, userConfigDir } from '../config/index.js';
 import {
   Gateway,
+  LogBuffer,
   type PinMode,
   PinStore,
   type PrefixMode,
@@ -13,13 +14,14 @@ import {
 import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
 import { parseDbTarget } from '../search/db/db-target.js';
 import { count } from './format.js';
+import { type ObserverFlags, startObservers } from './gateway-observers.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
-interface GatewayFlags extends ServeFlags {
+interface GatewayFlags extends ServeFlags, ObserverFlags {
   only?: string[];
   except?: string[];
   prefix: PrefixMode;
@@ -96,6 +98,15 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       nonNegative('--ready-wait'),
       10_000,
     )
+    .option(
+      '--audit <file>',
+      'append a JSON line per tool call to this file (rotated at 10 MiB; no arguments, only a digest)',
+    )
+    .option('--no-dashboard', 'HTTP: do not serve the web dashboard at /')
+    .option(
+      '--dashboard-payloads',
+      "HTTP: show calls' arguments and results on the dashboard (secrets masked)",
+    )
     .action(async (flags: GatewayFlags) => {
       checkServeFlags('gateway', flags);
       // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
@@ -142,6 +153,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
           ...servers,
         ];
+        const logs = new LogBuffer();
         const gateway = await Gateway.create({
           servers: withBuiltIn(first.servers),
           prefix: flags.prefix,
@@ -151,8 +163,15 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           unpinned: builtIn.map((b) => b.name).filter((n) => !first.servers.some((s) => s.name === n)),
           readyWaitMs: flags.readyWait,
           env: io.env,
-          log: (message) => io.err(`mcpkit gateway: ${message}\n`),
+          log: (message) => {
+            io.err(`mcpkit gateway: ${message}\n`);
+            logs.add(message);
+          },
           ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
+        });
+        const observers = await startObservers(gateway, flags, io, logs).catch(async (error: unknown) => {
+          await gateway.close();
+          throw error;
         });
         const pinFile = `${userConfigDir(io.env)}/pins.json`;
         const watches = flags.watch
@@ -186,9 +205,15 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           async () => {
             await Promise.all(watches.map((w) => w.close()));
             await gateway.close();
+            await observers.close();
           },
           gateway.intercept(),
-          { bus: gateway.events, toolSchema: (name) => gateway.toolSchema(name) },
+          {
+            bus: gateway.events,
+            toolSchema: (name) => gateway.toolSchema(name),
+            ...(observers.pages ? { pages: observers.pages } : {}),
+            ...(observers.onListening ? { onListening: observers.onListening } : {}),
+          },
         );
       } finally {
         await port?.release();

@@ -44,7 +44,10 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
-  httpOptions: Pick<HttpHandlerOptions, 'bus' | 'toolSchema'> = {},
+  httpOptions: Pick<HttpHandlerOptions, 'bus' | 'toolSchema' | 'pages'> & {
+    /** Told the MCP endpoint's URL once HTTP serves. */
+    onListening?: (url: string) => Promise<void>;
+  } = {},
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -61,12 +64,13 @@ export async function serveUntilDone(
       const { serveOverHttp } = await import('../serve/http.js');
       const tokens = await bearerTokens(io, flags, label);
       const hosts = allowedHosts(flags);
+      const { onListening, ...endpoint } = httpOptions;
       const http = await serveOverHttp(factory, {
         host: flags.host,
         ...(tokens ? { tokens } : {}),
         ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
         ...(intercept ? { intercept } : {}),
-        ...httpOptions,
+        ...endpoint,
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
         ...(flags.maxSessions ? { maxSessions: flags.maxSessions } : {}),
@@ -79,6 +83,7 @@ export async function serveUntilDone(
       closeFront = () => http.close();
       const guard = tokens ? ` (bearer tokens: ${tokens.names.join(', ')})` : '';
       io.err(`${label} on ${http.url}${guard}\n`);
+      await onListening?.(http.url);
     } else {
       const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
       closeFront = () => handle.close();

@@ -9,9 +9,11 @@ export {
   type PrefixMode,
 } from './catalog.js';
 export { type ServerSelection, selectedServers, type Watch, watchFiles } from './config-source.js';
+export { Dashboard, type DashboardOptions, LogBuffer, type LogLine } from './dashboard/index.js';
 export { Gateway, type GatewayOptions } from './gateway.js';
 export { type PinMode, PinStore, type PinVerdict, toolFingerprint } from './pins.js';
 export { STATUS_URI } from './proxy-handlers.js';
 export { CallTelemetry } from './telemetry.js';
+export { startTelemetryExport, type TelemetryExport, telemetryWanted } from './telemetry-export.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';

@@ -17,7 +17,9 @@ export interface HttpPages {
    * A secret that logs a browser in as client `local` (`/?key=…`), for `mcpkit dashboard`, which reads it
    * from the gateway's runtime file (readable by its user only). Unset: only tokens log in.
    */
-  loginKey?: string;
+  readonly loginKey?: string;
+  /** The login key was used (a one-time key is replaced now). */
+  keyUsed?(): void;
 }
 
 /** The cookie that carries a browser's session (never the token itself). */
@@ -84,6 +86,7 @@ export async function pageRequest(
   if (login !== undefined) {
     if (login === false) return unauthorized(res, 'the token (or key) in the address is not one of ours');
     const id = options.sessions.open(login);
+    if (url.searchParams.has('key')) pages.keyUsed?.();
     url.searchParams.delete('token');
     url.searchParams.delete('key');
     res
