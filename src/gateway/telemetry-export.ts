@@ -27,7 +27,7 @@ export function telemetryWanted(env: Env): boolean {
  * Starts exporting the gateway's spans and metrics over OTLP/HTTP as the standard environment says
  * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `…_TRACES_ENDPOINT`, `…_METRICS_ENDPOINT`, `…_HEADERS`, `…_PROTOCOL`
  * `http/protobuf` (default) or `http/json`, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
- * `OTEL_METRIC_EXPORT_INTERVAL`). The SDK and exporters are imported here, only when an export is asked
+ * `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_TRACES_SAMPLER` and `…_ARG`). The SDK and exporters are imported here, only when an export is asked
  * for; the providers are the gateway's own (not registered globally), so an embedder's setup stays its own.
  */
 export async function startTelemetryExport(
@@ -36,11 +36,7 @@ export async function startTelemetryExport(
 ): Promise<TelemetryExport> {
   const traces = protocolOf(env, 'TRACES');
   const metricsProtocol = protocolOf(env, 'METRICS');
-  const [
-    { TracerProvider, BatchSpanProcessor },
-    { MeterProvider, PeriodicExportingMetricReader },
-    resources,
-  ] = await Promise.all([
+  const [traceSdk, { MeterProvider, PeriodicExportingMetricReader }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/sdk-metrics'),
     import('@opentelemetry/resources'),
@@ -59,8 +55,10 @@ export async function startTelemetryExport(
       'service.version': PACKAGE_VERSION,
     })
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const { TracerProvider, BatchSpanProcessor } = traceSdk;
   const tracerProvider = new TracerProvider({
     resource,
+    sampler: samplerOf(env, traceSdk),
     spanProcessors: [
       new BatchSpanProcessor({ exporter: new OTLPTraceExporter(exporterConfig(env, 'TRACES')) }),
     ],
@@ -121,6 +119,23 @@ function parseHeaders(text: string | undefined): Record<string, string> {
     }
   }
   return headers;
+}
+
+/**
+ * `OTEL_TRACES_SAMPLER` (`always_on`, `always_off`, `traceidratio`, `parentbased_*`) with
+ * `OTEL_TRACES_SAMPLER_ARG` (the ratio, default 1): a busy gateway keeps a fraction of its spans. Default
+ * `parentbased_always_on`, the SDK's.
+ */
+function samplerOf(env: Env, sdk: typeof import('@opentelemetry/sdk-trace')) {
+  const name = (env.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on').trim().toLowerCase();
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG ?? '1');
+  const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
+  const root = name.endsWith('always_off')
+    ? new sdk.AlwaysOffSampler()
+    : name.endsWith('traceidratio')
+      ? new sdk.TraceIdRatioBasedSampler(ratio)
+      : new sdk.AlwaysOnSampler();
+  return name.startsWith('parentbased_') ? new sdk.ParentBasedSampler({ root }) : root;
 }
 
 /** The OTLP protocol for one signal: its own variable, else the general one, else `http/protobuf`. */

@@ -183,6 +183,24 @@ describe('OpenTelemetry export (OTEL_EXPORTER_OTLP_*)', () => {
     expect(receiver.received.some((r) => r.path === '/v1/metrics')).toBe(true);
   }, 60_000);
 
+  it('keeps the spans OTEL_TRACES_SAMPLER says (always_off: metrics only)', async () => {
+    const receiver = await otlpReceiver();
+    cleanups.push(receiver.close);
+    const started = await startGateway([{ name: 'everything', entry: everything }]);
+    cleanups.push(started.close);
+    const exporting = await startTelemetryExport({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_TRACES_SAMPLER: 'always_off',
+    });
+    started.gateway.calls.subscribe(exporting.telemetry);
+    const client = await connectInProcess(started.gateway);
+    cleanups.push(client.close);
+    await client.client.callTool({ name: 'everything__echo', arguments: { message: 'hi' } });
+    await exporting.shutdown();
+    expect(receiver.received.filter((r) => r.path === '/v1/traces')).toEqual([]);
+    expect(receiver.received.some((r) => r.path === '/v1/metrics')).toBe(true);
+  }, 60_000);
+
   it('refuses a protocol it does not speak, in one line', async () => {
     await expect(
       startTelemetryExport({
