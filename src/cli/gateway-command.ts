@@ -109,6 +109,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     )
     .action(async (flags: GatewayFlags) => {
       checkServeFlags('gateway', flags);
+      if (flags.transport !== 'http' && (flags.dashboardPayloads || !flags.dashboard))
+        usage('--dashboard-payloads, --no-dashboard: only with -t http (the dashboard is served over HTTP)');
       // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
       const port = await bindFirst(flags);
       // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.
