@@ -54,6 +54,7 @@ export class Dashboard implements HttpPages {
   /** Called when the login key was used: the next login needs the new one (see the runtime file). */
   onKeyUsed?: () => void;
 
+  /** The login key logged a browser in: a new one replaces it (and `onKeyUsed` rewrites the runtime file). */
   keyUsed(): void {
     this.key = randomBytes(24).toString('base64url');
     this.onKeyUsed?.();
