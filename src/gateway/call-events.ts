@@ -50,6 +50,18 @@ export interface CallObserver {
   upstreamEnded?(call: CallRecord, outcome: CallOutcome): void;
   /** The call is answered: `outcome` and `durationMs` are set. */
   ended?(call: CallRecord): void;
+  /** A request other than tools/call was answered (a listing, a resource read…). */
+  requestEnded?(request: RequestRecord): void;
+}
+
+/** A request other than tools/call, as observers see it once answered. */
+export interface RequestRecord {
+  method: string;
+  era: ProtocolEra;
+  /** When it arrived (epoch ms) and how long it took. */
+  startedAt: number;
+  durationMs: number;
+  outcome: 'ok' | 'error';
 }
 
 /**
@@ -66,6 +78,11 @@ export class CallEvents {
   /** True while someone observes calls. */
   get active(): boolean {
     return this.observers.length > 0;
+  }
+
+  /** True while someone observes requests besides tools/call (tracing does; the dashboard and audit do not). */
+  get observesRequests(): boolean {
+    return this.observers.some((o) => o.requestEnded !== undefined);
   }
 
   /** Adds an observer; returns a function that removes it. */
@@ -124,6 +141,38 @@ export class CallEvents {
       call.error = answer.error instanceof Error ? answer.error.message : String(answer.error);
     }
     this.each((o) => o.ended?.(call));
+  }
+
+  /**
+   * Reports every request `server` handles besides tools/call (which {@link begin} covers): its handlers,
+   * as they are set from now on, tell observers when they answered. Used only while someone observes.
+   */
+  observeRequests(server: { setRequestHandler: (...args: never[]) => unknown }, era: ProtocolEra): void {
+    const target = server as unknown as {
+      setRequestHandler: (method: string, ...rest: unknown[]) => unknown;
+    };
+    const set = target.setRequestHandler.bind(target);
+    target.setRequestHandler = (method: string, ...rest: unknown[]) => {
+      const handler = rest.at(-1);
+      if (method === 'tools/call' || typeof handler !== 'function') return set(method, ...rest);
+      const observed = async (...args: unknown[]) => {
+        const startedAt = Date.now();
+        const t0 = performance.now();
+        const report = (outcome: 'ok' | 'error') => {
+          const request = { method, era, startedAt, durationMs: performance.now() - t0, outcome };
+          this.each((o) => o.requestEnded?.(request));
+        };
+        try {
+          const result: unknown = await (handler as (...a: unknown[]) => unknown)(...args);
+          report('ok');
+          return result;
+        } catch (error) {
+          report('error');
+          throw error;
+        }
+      };
+      return set(method, ...rest.slice(0, -1), observed);
+    };
   }
 
   private each(tell: (observer: CallObserver) => void): void {

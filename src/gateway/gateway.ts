@@ -381,6 +381,7 @@ export class Gateway {
       downstreams: this.downstreams,
       tasks: this.offered,
     };
+    if (this.calls.observesRequests) this.calls.observeRequests(server, era);
     installHandlers(server, downstream, capabilities, this.host);
     return server;
   }

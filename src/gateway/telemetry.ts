@@ -11,7 +11,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
-import type { CallObserver, CallOutcome, CallRecord } from './call-events.js';
+import type { CallObserver, CallOutcome, CallRecord, RequestRecord } from './call-events.js';
 
 /** The instrumentation scope of the gateway's spans and metrics. */
 export const TELEMETRY_SCOPE = 'mcpkit-gateway';
@@ -118,6 +118,16 @@ export class CallTelemetry implements CallObserver {
     this.calls.add(1, attributes);
     if (outcome !== 'ok') this.errors.add(1, attributes);
     this.latency.record(call.durationMs ?? 0, attributes);
+  }
+
+  requestEnded(request: RequestRecord): void {
+    const span = this.tracer.startSpan(request.method, {
+      kind: SpanKind.SERVER,
+      startTime: request.startedAt,
+      attributes: { 'mcp.method.name': request.method },
+    });
+    if (request.outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(request.startedAt + request.durationMs);
   }
 }
 

@@ -77,6 +77,7 @@ describe('OpenTelemetry export (OTEL_EXPORTER_OTLP_*)', () => {
     const client = await connectInProcess(started.gateway);
     cleanups.push(client.close);
 
+    await client.client.listTools();
     await client.client.callTool({ name: 'everything__echo', arguments: { message: 'hi' } });
     await client.client.callTool({ name: 'everything__get-sum', arguments: { a: 'x', b: 2 } });
     await exporting.shutdown();
@@ -121,6 +122,10 @@ describe('OpenTelemetry export (OTEL_EXPORTER_OTLP_*)', () => {
       'mcpkit.client': 'client:in-process-test@1',
     });
     expect(attrs(upstream?.attributes)['mcp.protocol.version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // Every other request a client makes has its span too.
+    const [listing] = byName('tools/list');
+    expect(listing?.kind).toBe(2);
+    expect(attrs(listing?.attributes)['mcp.method.name']).toBe('tools/list');
     const [failed] = byName('tools/call everything__get-sum');
     expect(attrs(failed?.attributes)['mcpkit.outcome']).toBe('tool-error');
     expect(failed?.status?.code).toBe(2); // error
