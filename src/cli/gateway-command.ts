@@ -11,6 +11,7 @@ import {
 } from '../config/index.js';
 import {
   Gateway,
+  LogBuffer,
   type PinMode,
   PinStore,
   type PrefixMode,
@@ -21,13 +22,14 @@ import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
 import { parseDbTarget } from '../search/db/db-target.js';
 import type { HttpMount } from '../serve/http.js';
 import { count } from './format.js';
+import { type ObserverFlags, startObservers } from './gateway-observers.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
-interface GatewayFlags extends ServeFlags {
+interface GatewayFlags extends ServeFlags, ObserverFlags {
   only?: string[];
   except?: string[];
   prefix: PrefixMode;
@@ -116,8 +118,19 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       nonNegative('--ready-wait'),
       10_000,
     )
+    .option(
+      '--audit <file>',
+      'append a JSON line per tool call to this file (rotated at 10 MiB; no arguments, only a digest)',
+    )
+    .option('--no-dashboard', 'HTTP: do not serve the web dashboard at /')
+    .option(
+      '--dashboard-payloads',
+      "HTTP: show calls' arguments and results on the dashboard (secrets masked)",
+    )
     .action(async (flags: GatewayFlags) => {
       checkServeFlags('gateway', flags);
+      if (flags.transport !== 'http' && (flags.dashboardPayloads || !flags.dashboard))
+        usage('--dashboard-payloads, --no-dashboard: only with -t http (the dashboard is served over HTTP)');
       // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
       const port = await bindFirst(flags);
       // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.
@@ -170,6 +183,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
           ...servers,
         ];
+        const logs = new LogBuffer();
         const gateway = await Gateway.create({
           servers: withBuiltIn(first.servers),
           prefix: flags.prefix,
@@ -182,8 +196,15 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           profiles: profiles.profiles,
           ...(flags.profile === undefined ? {} : { profile: flags.profile }),
           env: io.env,
-          log: (message) => io.err(`mcpkit gateway: ${message}\n`),
+          log: (message) => {
+            io.err(`mcpkit gateway: ${message}\n`);
+            logs.add(message);
+          },
           ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
+        });
+        const observers = await startObservers(gateway, flags, io, logs).catch(async (error: unknown) => {
+          await gateway.close();
+          throw error;
         });
         const pinFile = `${userConfigDir(io.env)}/pins.json`;
         const watches = flags.watch
@@ -228,6 +249,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           async () => {
             await Promise.all(watches.map((w) => w.close()));
             await gateway.close();
+            await observers.close();
           },
           gateway.intercept(),
           {
@@ -235,6 +257,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             toolSchema: (name) => gateway.toolSchema(name),
             // Beside /mcp (every tool), each profile on its own path; with --profile, that one only.
             mounts: flags.profile === undefined ? profileMounts(gateway, Object.keys(profiles.profiles)) : [],
+            ...(observers.pages ? { pages: observers.pages } : {}),
+            ...(observers.onListening ? { onListening: observers.onListening } : {}),
           },
         );
       } finally {

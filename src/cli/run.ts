@@ -39,6 +39,10 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
   },
   { commands: ['auth'], load: async () => (await import('./auth-command.js')).registerAuthCommands },
   {
+    commands: ['dashboard'],
+    load: async () => (await import('./dashboard-command.js')).registerDashboardCommand,
+  },
+  {
     commands: ['gateway', 'trust'],
     load: async () => (await import('./gateway-command.js')).registerGatewayCommands,
   },

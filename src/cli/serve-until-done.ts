@@ -56,7 +56,10 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
-  httpOptions: Pick<ServeHttpOptions, 'bus' | 'toolSchema' | 'mounts'> = {},
+  httpOptions: Pick<ServeHttpOptions, 'bus' | 'toolSchema' | 'mounts' | 'pages'> & {
+    /** Told the MCP endpoint's URL once HTTP serves. */
+    onListening?: (url: string) => Promise<void>;
+  } = {},
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -74,13 +77,14 @@ export async function serveUntilDone(
       const tokens = await bearerTokens(io, flags, label);
       const oauth = await protectedResource(flags, (error) => io.err(`${label}: ${error.message}\n`));
       const hosts = allowedHosts(flags);
+      const { onListening, ...endpoint } = httpOptions;
       const http = await serveOverHttp(factory, {
         host: flags.host,
         ...(tokens ? { tokens } : {}),
         ...(oauth ? { protectedResource: oauth } : {}),
         ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
         ...(intercept ? { intercept } : {}),
-        ...httpOptions,
+        ...endpoint,
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
         ...(flags.maxSessions ? { maxSessions: flags.maxSessions } : {}),
@@ -97,9 +101,10 @@ export async function serveUntilDone(
         : oauth
           ? ` (OAuth: access tokens of ${flags.oauthIssuer})`
           : '';
-      const mounts = (httpOptions.mounts ?? []).map((m) => new URL(m.path, http.url).pathname);
+      const mounts = (endpoint.mounts ?? []).map((m) => new URL(m.path, http.url).pathname);
       const also = mounts.length > 0 ? `; also ${mounts.join(', ')}` : '';
       io.err(`${label} on ${http.url}${guard}${also}\n`);
+      await onListening?.(http.url);
     } else {
       const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
       closeFront = () => handle.close();

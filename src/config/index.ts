@@ -31,6 +31,7 @@ export {
   type Scope,
   userCacheDir,
   userConfigDir,
+  userStateDir,
 } from './paths.js';
 export {
   findProfile,
@@ -60,7 +61,7 @@ export {
   transportOf,
   type ValidationIssue,
 } from './schema.js';
-export { isPlainSecret, looksLikeToken, maskArgs, secretArgs } from './secrets.js';
+export { isPlainSecret, looksLikeToken, maskArgs, maskSecretsIn, secretArgs } from './secrets.js';
 export {
   type AddServersOptions,
   addServers,

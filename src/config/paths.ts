@@ -51,3 +51,15 @@ export function userCacheDir(
     ? join(env.HOME, 'Library', 'Caches', 'mcpkit')
     : join(env.HOME, '.cache', 'mcpkit');
 }
+
+/**
+ * The user state directory (what outlives a run but is no config: the running gateways' runtime files):
+ * `$MCPKIT_STATE_DIR`, else `$XDG_STATE_HOME/mcpkit`, else `~/.local/state/mcpkit` (`%LOCALAPPDATA%\mcpkit\State`
+ * on Windows).
+ */
+export function userStateDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (env.MCPKIT_STATE_DIR) return env.MCPKIT_STATE_DIR;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'mcpkit');
+  if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'mcpkit', 'State');
+  return join(homeDirectory(env), '.local', 'state', 'mcpkit');
+}

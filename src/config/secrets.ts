@@ -1,4 +1,4 @@
-import { MASK } from './mask.js';
+import { MASK, maskUrl } from './mask.js';
 import { findVariables } from './variables.js';
 
 /** Names of settings that hold secrets: `GITHUB_TOKEN`, `api-key`, `X-Api-Key`, `DB_PASSWORD`, `Authorization`. */
@@ -81,4 +81,22 @@ export function maskArgs(args: readonly string[]): string[] {
     const flagged = /^(--?[A-Za-z0-9_-]+=|[A-Za-z0-9-]+\s*:\s*)/.exec(arg);
     return flagged ? `${flagged[1]}${MASK}` : MASK;
   });
+}
+
+/**
+ * A copy of a JSON value safe to show (tool arguments and results on the gateway's dashboard): a string
+ * under a key named like a secret, or one that looks like a token, becomes `***` (wherever it is nested),
+ * and so does a token-like word in free text; URLs lose their password and credential-like query values.
+ */
+export function maskSecretsIn(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') {
+    if (looksLikeToken(value) || (key !== '' && SECRET_NAME.test(key) && value !== '')) return MASK;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return maskUrl(value);
+    // A token inside free text ("created key sk-…"): each long word is checked on its own.
+    return value.replace(/[A-Za-z0-9_+/=.-]{16,}/g, (word) => (looksLikeToken(word) ? MASK : word));
+  }
+  if (Array.isArray(value)) return value.map((item) => maskSecretsIn(item, key));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecretsIn(v, k)]));
+  return value;
 }

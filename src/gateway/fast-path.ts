@@ -78,6 +78,7 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       ...(era === 'modern' && isObject(capabilities) ? { round: { clientCapabilities: capabilities } } : {}),
       identity: downstream?.identity ?? host.identity(message.params._meta),
       ...(downstream ? { downstream } : {}),
+      ...(context?.authInfo?.clientId ? { client: context.authInfo.clientId } : {}),
     };
     const answer = (body: { result: Record<string, unknown> } | { error: unknown }) => {
       if (!context && inFlight.get(id)?.signal === signal) inFlight.delete(id);

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import type { Tool } from '@modelcontextprotocol/client';
 import {
+  type CallToolResult,
   InMemoryServerEventBus,
   type McpServerFactory,
   type ProtocolEra,
@@ -13,13 +15,14 @@ import { PACKAGE_VERSION } from '../internal/package-version.js';
 import { writeFileAtomic } from '../internal/text-file.js';
 import type { FrameIntercept } from '../serve/index.js';
 import { type Advertised, advertised } from './advertised.js';
+import { CallEvents } from './call-events.js';
 import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
 import { Deferral, envelopeClientInfo, identityOf } from './deferral.js';
 import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { InputFlows } from './input-flows.js';
 import { loginByElicitation, urlOpener } from './login-elicitation.js';
-import { type PinMode, PinStore } from './pins.js';
+import { type PinMode, PinStore, type PinVerdict } from './pins.js';
 import { type ProfileView, profileView } from './profiles.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { capResult } from './result-cap.js';
@@ -120,6 +123,8 @@ export class Gateway {
    * endpoint as its `bus`): upstream list changes and resource updates are published here.
    */
   readonly events: ServerEventBus = new InMemoryServerEventBus();
+  /** Every tool call, for observers: the dashboard, the audit log, tracing (see {@link CallEvents}). */
+  readonly calls: CallEvents;
   private readonly downstreams = new Downstreams();
   /** 2025 upstreams' mid-call requests, put to 2026-07-28 clients as `input_required` rounds. */
   private readonly inputs: InputFlows;
@@ -145,6 +150,9 @@ export class Gateway {
 
   private constructor(private options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
+    this.calls = new CallEvents((error) =>
+      this.once(`observer:${error.message}`, `a call observer failed: ${error.message}`),
+    );
     this.prefix = options.prefix ?? 'server';
     this.inputs = new InputFlows(
       options.inputRoundTimeoutMs === undefined ? {} : { roundTimeoutMs: options.inputRoundTimeoutMs },
@@ -309,7 +317,6 @@ export class Gateway {
     this.invalidate(['tools']);
   }
 
-  /** Stops every upstream. */
   /**
    * The input schema of an exposed tool, as its upstream listed it (for the HTTP endpoint's `toolSchema`:
    * `Mcp-Param-*` headers are checked against it).
@@ -318,6 +325,35 @@ export class Gateway {
     return this.built?.toolsByName.get(name)?.definition.inputSchema;
   }
 
+  /** A tool's pin: `same` as pinned, `changed` since, `new` (not pinned yet), or `off` (not pinned at all). */
+  pinState(server: string, tool: Tool): PinVerdict | 'off' {
+    if (!this.pins || this.options.unpinned?.includes(server)) return 'off';
+    return this.pins.peek(server, tool);
+  }
+
+  /** Accepts a server's current tool definitions, as `mcpkit trust` does; returns how many changed. */
+  async trust(server: string): Promise<{ pinned: number; changed: number }> {
+    if (!this.pins) throw new McpkitError('INVALID_ARGUMENT', 'tool pinning is off (--pin off)');
+    const handle = this.upstreams.connection(server);
+    if (handle?.status !== 'ready')
+      throw new McpkitError('INVALID_ARGUMENT', `server "${server}" is not ready; trust it once it is`);
+    const counts = this.pins.trust(server, await handle.listTools());
+    await this.pins.save();
+    this.invalidate(['tools']);
+    return counts;
+  }
+
+  /** Calls a tool as a client would (the dashboard's form): the same routing, reported as `client`. */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    client: string,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    return this.main.router.call(name, args, { client, identity: client, ...(signal ? { signal } : {}) });
+  }
+
+  /** Stops every upstream. */
   async close(): Promise<void> {
     clearTimeout(this.refreshTimer);
     this.inputs.closeAll();
@@ -343,6 +379,7 @@ export class Gateway {
       toolSearch: (catalog, args, identity) =>
         deferral.toolSearch(catalog, args, identity ?? identityOf(undefined)),
       capResult: (result) => capResult(result, this.options.maxResultTokens ?? 25_000, this.results),
+      events: this.calls,
       ...(view ? { admits: view.admits, profile: view.name } : {}),
     });
     const endpoint: Endpoint = { view, catalog, deferral, router };
@@ -444,6 +481,7 @@ export class Gateway {
       tasks: this.offered,
       results: this.results,
     };
+    if (this.calls.observesRequests) this.calls.observeRequests(server, era);
     installHandlers(server, downstream, capabilities, endpoint.host);
     return server;
   }

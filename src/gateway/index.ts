@@ -1,4 +1,6 @@
 // mcpkit/gateway — everything exported here is public API.
+export { type AuditEntry, AuditLog, type AuditLogOptions, argumentsDigest } from './audit.js';
+export { CallEvents, type CallObserver, type CallOutcome, type CallRecord } from './call-events.js';
 export {
   type Catalog,
   type ExposedPrompt,
@@ -7,8 +9,11 @@ export {
   type PrefixMode,
 } from './catalog.js';
 export { type ServerSelection, selectedServers, type Watch, watchFiles } from './config-source.js';
+export { Dashboard, type DashboardOptions, LogBuffer, type LogLine } from './dashboard/index.js';
 export { Gateway, type GatewayOptions, type GatewayProfile } from './gateway.js';
 export { type PinMode, PinStore, type PinVerdict, toolFingerprint } from './pins.js';
 export { STATUS_URI } from './proxy-handlers.js';
+export { CallTelemetry } from './telemetry.js';
+export { startTelemetryExport, type TelemetryExport, telemetryWanted } from './telemetry-export.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';

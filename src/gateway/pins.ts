@@ -34,7 +34,8 @@ export function toolFingerprint(tool: Tool): string {
   return createHash('sha256').update(canonicalJson(pinned)).digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with object keys sorted at every level: equal values give equal text (for hashes). */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
@@ -93,6 +94,13 @@ export class PinStore {
       return 'new';
     }
     return pin.hash === hash ? 'same' : 'changed';
+  }
+
+  /** Compares a tool with its pin without pinning it: `new` when it has none. */
+  peek(server: string, tool: Tool): PinVerdict {
+    const pin = this.data.servers[server]?.[tool.name];
+    if (!pin) return 'new';
+    return pin.hash === toolFingerprint(tool) ? 'same' : 'changed';
   }
 
   /** Replaces a server's pins with these definitions; returns how many differed from the old pins. */

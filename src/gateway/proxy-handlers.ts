@@ -75,6 +75,7 @@ export function installHandlers(
       ctx,
       era: downstream.era,
       identity: identity(),
+      ...(ctx.http?.authInfo?.clientId ? { client: ctx.http.authInfo.clientId } : {}),
       ...(progress ? { progress } : {}),
       ...(round ? { round } : {}),
     });

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { failedResult, SERVER_INFO_META_KEY as SERVER_INFO } from '../serve/index.js';
+import { markUnavailable } from './call-events.js';
 
 /**
  * The result without `resultType` and the upstream's own `_meta` server info (the serving side adds its
@@ -22,5 +23,5 @@ export const asCallToolResult = (result: Record<string, unknown>) => result as u
 
 /** The answer to a call whose server cannot take it now: a tool error the model can read, not a protocol error. */
 export function unavailable(name: string, why: string): CallToolResult {
-  return failedResult(`Tool ${name} is unavailable: ${why}`);
+  return markUnavailable(failedResult(`Tool ${name} is unavailable: ${why}`));
 }

@@ -8,7 +8,9 @@ import {
 import { requiresTask } from '../client/index.js';
 import { isMcpkitError } from '../errors/index.js';
 import { failedResult, type ProgressUpdate } from '../serve/index.js';
+import { type CallEvents, type CallRecord, outcomeOf } from './call-events.js';
 import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
+import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import type { Asker, InputFlows } from './input-flows.js';
 import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
@@ -37,6 +39,10 @@ export interface RoutedCall {
   era?: ProtocolEra;
   /** A 2026-07-28 retry: the answers to what was asked, and the state to echo. */
   round?: InputRound;
+  /** Who called, as the HTTP endpoint authenticated it (a bearer token's name). */
+  client?: string;
+  /** This call as observers see it (set by the router while someone observes). */
+  record?: CallRecord;
 }
 
 /** What the router needs from its gateway. */
@@ -61,6 +67,8 @@ export interface RouterHost {
   profile?: string;
   /** An upstream's result as the client gets it (too big a text is cut, see `capResult`). */
   capResult?(result: CallToolResult): CallToolResult;
+  /** Where calls are reported (the dashboard, the audit log, tracing subscribe there). */
+  events?: CallEvents;
 }
 
 /**
@@ -83,8 +91,31 @@ export class ToolRouter {
     return tool;
   }
 
-  /** Serves one tools/call. */
+  /** Serves one tools/call; observers of {@link RouterHost.events} hear of it (nothing is done without any). */
   async call(name: string, args: Record<string, unknown>, call: RoutedCall = {}): Promise<CallToolResult> {
+    const events = this.host.events;
+    if (!events?.active) return this.route(name, args, call);
+    const { profile } = this.host;
+    // A 2025 connection's identity is its session number; its client's name says more.
+    const client =
+      call.client ??
+      (call.downstream ? identityOf(call.downstream.server.getClientVersion()) : call.identity);
+    const record = events.begin(name, args, { client, profile, era: call.era });
+    try {
+      const result = await this.route(name, args, { ...call, record });
+      events.end(record, { result });
+      return result;
+    } catch (error) {
+      events.end(record, call.signal ? { error, signal: call.signal } : { error });
+      throw error;
+    }
+  }
+
+  private async route(
+    name: string,
+    args: Record<string, unknown>,
+    call: RoutedCall,
+  ): Promise<CallToolResult> {
     const catalog = this.host.built() ?? (await this.host.catalog());
     let target = catalog.toolsByName.get(name);
     let given = args;
@@ -101,6 +132,10 @@ export class ToolRouter {
         return failedResult(`${CALL_TOOL}: "arguments" must be an object`);
       name = args.name;
       given = (args.arguments as Record<string, unknown> | undefined) ?? {};
+      if (call.record) {
+        call.record.name = name;
+        call.record.args = given;
+      }
       target = catalog.toolsByName.get(name);
     }
     if (!target) {
@@ -137,6 +172,10 @@ export class ToolRouter {
     call: RoutedCall,
   ): Promise<CallToolResult> {
     const { upstreams, inputs, tasks } = this.host;
+    if (call.record) {
+      call.record.server = target.server;
+      call.record.tool = target.tool;
+    }
     const connection = upstreams.connection(target.server);
     const down = upstreams.unavailable(target.server);
     if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
@@ -166,8 +205,31 @@ export class ToolRouter {
     return this.relay(target, name, args, call);
   }
 
-  /** The call itself, on the upstream that owns the tool; its requests go to `ask` when given. */
+  /** The call itself, on the upstream that owns the tool, reported to observers when there are any. */
   private async relay(
+    target: ExposedTool,
+    name: string,
+    args: Record<string, unknown>,
+    call: RoutedCall,
+    ask?: Asker,
+  ): Promise<CallToolResult> {
+    const { record } = call;
+    const events = this.host.events;
+    if (!record || !events) return this.relayOnce(target, name, args, call, ask);
+    const version = this.host.upstreams.connection(target.server)?.protocolVersion;
+    events.upstream(record, target.server, target.tool, version);
+    try {
+      const result = await this.relayOnce(target, name, args, call, ask);
+      events.upstreamDone(record, outcomeOf(result));
+      return result;
+    } catch (error) {
+      events.upstreamDone(record, call.signal?.aborted ? 'cancelled' : 'protocol-error');
+      throw error;
+    }
+  }
+
+  /** The call on the upstream; its requests go to `ask` when given. */
+  private async relayOnce(
     target: ExposedTool,
     name: string,
     args: Record<string, unknown>,

@@ -15,6 +15,7 @@ import { checkFrame } from './frames.js';
 import type { FrameIntercept } from './guarded-stdio.js';
 import { isAllowedRequest } from './host-check.js';
 import { readNodeBody, readWebBody, writeResponse } from './http-io.js';
+import { type HttpPages, PageSessions, pageRequest } from './http-pages.js';
 import { type HttpSession, HttpSessions, type SessionLimits } from './http-sessions.js';
 import { paramHeaderMismatch } from './param-headers.js';
 import type { ProtectedResource } from './protected-resource.js';
@@ -52,6 +53,8 @@ export interface HttpHandlerOptions extends SessionLimits {
    * is refused with 400 / -32020 (SEP-2243), as the SDK does for its own tools.
    */
   toolSchema?: (name: string) => unknown;
+  /** Pages served beside the endpoint (the gateway's dashboard), with its Host/Origin check and tokens. */
+  pages?: HttpPages;
 }
 
 /** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
@@ -98,6 +101,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     ...(options.bus ? { bus: options.bus } : {}),
   });
   const sessions = new HttpSessions(options);
+  const pageSessions = new PageSessions();
 
   /** SEP-2243 for a proxy's tools: the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its schema. */
   const paramRefusal = (
@@ -256,6 +260,13 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     async handle(req, res) {
       try {
         const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+        if (
+          options.pages &&
+          pathname !== path &&
+          options.pages.owns(pathname) &&
+          !hasTwoHosts(req.rawHeaders)
+        )
+          return await pageRequest(req, res, options.pages, { ...options, sessions: pageSessions });
         const refused = hasTwoHosts(req.rawHeaders)
           ? rpcError(400, null, -32600, 'Bad Request: more than one Host header')
           : refusal(req.headers, pathname, req.method);

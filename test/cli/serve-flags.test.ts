@@ -34,6 +34,10 @@ describe('the serving flags of bridge, gateway and search-server', () => {
       'mcpkit: --tokens, --allow-host: only with -t http (gateway serves stdio otherwise)\n',
     ],
     [
+      ['gateway', '--dashboard-payloads'],
+      'mcpkit: --dashboard-payloads, --no-dashboard: only with -t http (the dashboard is served over HTTP)\n',
+    ],
+    [
       ['gateway', '-t', 'http', '--host', '0.0.0.0'],
       'mcpkit: --host 0.0.0.0 serves beyond this machine, which needs auth: add --tokens FILE (one "name:token" per line), set MCPKIT_AUTH_TOKEN or give --oauth-issuer URL, or bind 127.0.0.1\n',
     ],
