@@ -316,11 +316,11 @@ describe('gateway: start-up', () => {
       fast: upstream('fast'),
       slow: upstream('slow', { START_DELAY_MS: '5000' }),
     });
-    const started = Date.now();
-    // A wait long enough for the fast upstream on a loaded 2-core machine, well short of the slow one.
+    // A wait long enough for the fast upstream on a loaded 2-core machine, well short of the slow one; the
+    // first listing without the slow server's tools shows the gateway did not wait for it (no clock asserted:
+    // a loaded machine's start-up time says nothing).
     gw = await connectGateway(ws, ['--ready-wait', '1500', '--defer-threshold', '100']);
     const client = gw;
-    expect(Date.now() - started).toBeLessThan(4500);
     const first = await toolNames(client);
     expect(first).toContain('fast__pid');
     expect(first.some((n) => n.startsWith('slow__'))).toBe(false);
