@@ -127,13 +127,30 @@ export class Bm25Index {
     const weighted: number[] = [];
     const counts: number[] = [];
     for (const [term, seen] of local) {
-      const id = this.termId(term);
-      this.df.set(id, this.df.at(id) + 1);
-      terms.push(id);
+      terms.push(this.intern(term));
       weighted.push(seen.weighted);
       counts.push(seen.count);
     }
-    this.store.append(terms, weighted, counts);
+    return this.addCounted(terms, weighted, counts, length);
+  }
+
+  /**
+   * Adds a document whose terms are counted already: term ids ({@link intern}), field-weighted and plain counts
+   * (entries `from` to `to`), and its field-weighted length. Returns its number.
+   */
+  addCounted(
+    terms: ArrayLike<number>,
+    weighted: ArrayLike<number>,
+    counts: ArrayLike<number>,
+    length: number,
+    from = 0,
+    to = terms.length,
+  ): number {
+    for (let i = from; i < to; i++) {
+      const id = terms[i] as number;
+      this.df.set(id, this.df.at(id) + 1);
+    }
+    this.store.append(terms, weighted, counts, from, to);
     if (this.store.tailSize > Math.max(TAIL_MIN, this.store.frozen.docs.length / 4))
       this.store.freeze(this.termNames.length);
     const doc = this.docs++;
@@ -165,7 +182,8 @@ export class Bm25Index {
     return doc < this.docs && this.alive[doc] === 1;
   }
 
-  private termId(term: string): number {
+  /** A term's id, given it now if it has none (ids count up in the order terms are first met). */
+  intern(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
       id = this.termNames.length;
@@ -174,6 +192,11 @@ export class Bm25Index {
       this.df.push(0);
     }
     return id;
+  }
+
+  /** The term of an id ({@link intern}). */
+  term(id: number): string {
+    return this.termNames[id] as string;
   }
 
   /** How many document numbers there are (removed ones included): the length of a score array. */

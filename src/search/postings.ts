@@ -88,9 +88,15 @@ export class PostingStore {
     return this.tailTerms.length;
   }
 
-  /** Appends one document's postings (term id, weighted tf, plain count), in any term order. */
-  append(terms: readonly number[], tfs: readonly number[], counts: readonly number[]): void {
-    for (let i = 0; i < terms.length; i++) {
+  /** Appends one document's postings (term id, weighted tf, plain count; entries `from` to `to`), in any term order. */
+  append(
+    terms: ArrayLike<number>,
+    tfs: ArrayLike<number>,
+    counts: ArrayLike<number>,
+    from = 0,
+    to = terms.length,
+  ): void {
+    for (let i = from; i < to; i++) {
       this.tailTerms.push(terms[i] as number);
       this.tailTfs.push(cap(tfs[i] as number));
       this.tailCounts.push(cap(counts[i] as number));
