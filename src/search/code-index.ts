@@ -72,7 +72,15 @@ export interface BuildOptions {
    * 2, for a tree of 400 files or more.
    */
   workers?: number;
+  /**
+   * Write postings to a temporary file in segments while building and assemble them once at the end, instead of
+   * merging them in memory as they grow: default for trees of 5,000 files or more; `{ every }` postings a segment.
+   */
+  spill?: boolean | { every: number };
 }
+
+/** Trees this large spill their postings while they are built ({@link BuildOptions.spill}). */
+const SPILL_FILES = 5000;
 
 /** The memory budget of a build unless told otherwise (a 1.5 GB goal for the Linux kernel's 78k files). */
 export const MEMORY_LIMIT_MB = 1400;
@@ -196,6 +204,8 @@ export class CodeIndex {
     if (typeof saved === 'object') await this.reconcile(files, options);
     else {
       let chunks = 0;
+      const spill = options.spill ?? files.length >= SPILL_FILES;
+      if (spill) this.bm25.spillTo(typeof spill === 'object' ? spill.every : undefined);
       const limit = options.memoryLimitMb ?? MEMORY_LIMIT_MB;
       this.report = await chunkFiles(
         root,
