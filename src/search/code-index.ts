@@ -15,6 +15,7 @@ import {
   saveIndex,
 } from './index-store.js';
 import { languageOf } from './languages.js';
+import { learnVectors } from './learn-vectors.js';
 import {
   buildOutputs,
   DEFAULT_RANKING,
@@ -311,14 +312,9 @@ export class CodeIndex {
   private async learn(warn: (message: string) => void): Promise<void> {
     try {
       const parts = this.bm25.parts();
-      const corpus = await CorpusVectors.fromPostings({ documents: parts.lengths.length, ...parts });
-      const vectors = new DocVectors(corpus.dimensions);
-      const k = corpus.dimensions;
-      const learned = corpus.matrix.length / k;
-      for (let doc = 0; doc < learned; doc++)
-        vectors.set(doc, corpus.matrix.subarray(doc * k, (doc + 1) * k));
-      // The model alone is kept: the float matrix of the documents is as large as their int8 rows four times.
-      this.source = { corpus: CorpusVectors.fromModel(corpus.model()) };
+      const learned = parts.lengths.length;
+      const { corpus, vectors } = await learnVectors(parts, (term) => this.bm25.idOf(term));
+      this.source = { corpus };
       this.vectors = vectors;
       for (let doc = learned; doc < this.bm25.size; doc++) if (this.bm25.has(doc)) this.encodeDoc(doc);
     } catch (error) {
