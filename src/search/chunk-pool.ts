@@ -20,7 +20,7 @@ export interface ChunkJob {
 
 /** What a worker sends back for a job. */
 export type ChunkResult =
-  | { seq: number; terms: FileTerms; windowed: boolean }
+  | { seq: number; terms: FileTerms; windowed: boolean; heapMb?: number }
   | { seq: number; skipped: Exclude<FileOutcome, { chunks: unknown }>['skipped'] }
   | { seq: number; failed: string };
 
@@ -32,6 +32,8 @@ export interface ChunkFilesOptions {
   withTexts?: boolean;
   /** Asked before each file is started: true leaves the rest unread (a memory budget reached). */
   stop?: () => boolean;
+  /** A worker whose heap passes this many MB is replaced; default 192. */
+  retireMb?: number;
 }
 
 /** A file's counted chunks, with what turns their term ids into the index's ({@link EncoderTerms.resolve}). */
@@ -51,6 +53,13 @@ const MAX_WAITING = 512;
 
 /** A worker's young generation, in MB (V8 gives a thread up to 32 by default). */
 const WORKER_YOUNG_MB = 8;
+/** A worker past this much old generation dies (and is replaced, its files chunked again): never the process. */
+const WORKER_OLD_MB = 512;
+
+/** A worker whose heap (V8's and its buffers, tree-sitter's memory among them) passes this many MB is replaced. */
+const RETIRE_MB = 192;
+/** Workers started in place of others in one build, at most (past that, the ones left carry on). */
+const MAX_REPLACEMENTS = 64;
 
 /** Worker threads for a tree of this many files: one per core, at most 2 (measured: more only add memory). */
 export function defaultWorkers(files: number): number {
@@ -96,9 +105,11 @@ export async function chunkFiles(
     const file = files[seq] as WalkedFile;
     return { seq, file, buildOutput: twins.has(file.path) };
   };
-  const local = localChunker(root, options.withTexts ?? false);
+  const withTexts = options.withTexts ?? false;
+  const retireMb = options.retireMb ?? RETIRE_MB;
+  const local = localChunker(root, withTexts);
   const workers = options.workers ?? defaultWorkers(files.length);
-  const started = workers > 0 ? startWorkers(root, workers, options.withTexts ?? false) : [];
+  const started = workers > 0 ? startWorkers(root, workers, withTexts, retireMb) : [];
   if (started.length === 0) {
     await mapConcurrent(files, LOCAL_CONCURRENCY, async (_, seq) => {
       if (stop()) return;
@@ -108,32 +119,11 @@ export async function chunkFiles(
     return report;
   }
   let dispatched = 0;
+  const pool = [...started];
+  let replacements = 0;
   try {
     await new Promise<void>((done, fail) => {
       let inFlight = 0;
-      const pump = () => {
-        for (const worker of started) {
-          while (
-            worker.alive &&
-            worker.pending.size < DEPTH &&
-            dispatched < files.length &&
-            waiting.size < MAX_WAITING &&
-            !stop()
-          ) {
-            const seq = dispatched++;
-            inFlight++;
-            worker.send(job(seq));
-          }
-        }
-        if (inFlight > 0) return;
-        if (dispatched === files.length || stop()) done();
-        else if (started.every((w) => !w.alive)) {
-          // Every worker gone with files left: the rest runs here, one at a time.
-          const seq = dispatched++;
-          inFlight++;
-          local(job(seq)).then(({ result, table }) => finish(result, table), fail);
-        }
-      };
       const finish = (result: ChunkResult, table: EncoderTerms | undefined) => {
         inFlight--;
         try {
@@ -144,16 +134,56 @@ export async function chunkFiles(
         }
         pump();
       };
-      for (const worker of started)
+      const attach = (worker: PoolWorker) =>
         worker.listen(finish, (lost) => {
-          // A worker that died: its files are chunked here, the others carry on.
+          // A worker that died: its files are chunked here, and another takes its place.
           for (const seq of lost) local(job(seq)).then(({ result, table }) => finish(result, table), fail);
+          replace(worker);
         });
+      // A worker whose heap grew large (a tree's rare huge files leave V8 and tree-sitter holding their peak) is
+      // closed once its files are answered, and a fresh one takes its place: the process's memory stays bounded.
+      const replace = (worker: PoolWorker) => {
+        const at = pool.indexOf(worker);
+        if (at < 0) return;
+        void worker.close();
+        const [fresh] = replacements++ < MAX_REPLACEMENTS ? startWorkers(root, 1, withTexts, retireMb) : [];
+        if (fresh) {
+          pool[at] = fresh;
+          attach(fresh);
+        } else pool.splice(at, 1);
+      };
+      const pump = () => {
+        for (const worker of [...pool]) {
+          if (worker.retiring && worker.pending.size === 0) replace(worker);
+        }
+        for (const worker of pool)
+          while (
+            worker.alive &&
+            !worker.retiring &&
+            worker.pending.size < DEPTH &&
+            dispatched < files.length &&
+            waiting.size < MAX_WAITING &&
+            !stop()
+          ) {
+            const seq = dispatched++;
+            inFlight++;
+            worker.send(job(seq));
+          }
+        if (inFlight > 0) return;
+        if (dispatched === files.length || stop()) done();
+        else if (pool.every((w) => !w.alive || w.retiring)) {
+          // No worker to take files: the rest runs here, one at a time.
+          const seq = dispatched++;
+          inFlight++;
+          local(job(seq)).then(({ result, table }) => finish(result, table), fail);
+        }
+      };
+      for (const worker of pool) attach(worker);
       pump();
     });
-    report.workers = started.filter((worker) => worker.alive).length;
+    report.workers = pool.filter((worker) => worker.alive).length;
   } finally {
-    await Promise.all(started.map((worker) => worker.close()));
+    await Promise.all([...started, ...pool].map((worker) => worker.close()));
   }
   return report;
 }
@@ -178,6 +208,8 @@ function localChunker(
 /** One worker thread and the jobs it has not answered. */
 interface PoolWorker {
   alive: boolean;
+  /** Its heap grew past {@link RETIRE_MB}: it gets no more files. */
+  retiring: boolean;
   pending: Set<number>;
   send(job: ChunkJob): void;
   listen(
@@ -204,7 +236,7 @@ function workerModule(): { module: URL | string; eval: boolean } {
   };
 }
 
-function startWorkers(root: string, count: number, withTexts: boolean): PoolWorker[] {
+function startWorkers(root: string, count: number, withTexts: boolean, retireMb: number): PoolWorker[] {
   const { module, eval: isCode } = workerModule();
   const out: PoolWorker[] = [];
   for (let i = 0; i < count; i++) {
@@ -215,7 +247,7 @@ function startWorkers(root: string, count: number, withTexts: boolean): PoolWork
         eval: isCode,
         // A small young generation: a worker's garbage is per file and short-lived, and each worker's heap adds to
         // the process's memory (measured on the JDK tree: 2 × ~110 MB of heap with V8's default, for 66 MB live).
-        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB },
       });
     } catch {
       break;
@@ -225,6 +257,7 @@ function startWorkers(root: string, count: number, withTexts: boolean): PoolWork
     let table = new EncoderTerms();
     const pool: PoolWorker = {
       alive: true,
+      retiring: false,
       pending: new Set(),
       send(job) {
         pool.pending.add(job.seq);
@@ -236,6 +269,7 @@ function startWorkers(root: string, count: number, withTexts: boolean): PoolWork
           // A file the worker could not chunk (a bug, not a bad file: those are skipped) is chunked here.
           if ('failed' in result) return onLost([result.seq]);
           if ('terms' in result) table = table.take(result.terms);
+          if ('heapMb' in result && (result.heapMb ?? 0) > retireMb) pool.retiring = true;
           onResult(result, 'terms' in result ? table : undefined);
         });
         const lose = () => {

@@ -1,5 +1,6 @@
 // A worker thread of an index build (chunk-pool.ts): reads, parses, chunks and counts the files it is sent, each
 // with the main thread's checks and code, and sends back typed arrays (moved, not copied).
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ChunkJob, ChunkResult } from './chunk-pool.js';
 import { chunksOf } from './file-chunks.js';

@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Bm25Index } from '../../src/search/bm25.js';
+import { chunkFiles } from '../../src/search/chunk-pool.js';
 import type { Chunk } from '../../src/search/chunker.js';
 import { CodeIndex, SEARCH_MODES } from '../../src/search/code-index.js';
 import { EncoderTerms, TermEncoder } from '../../src/search/file-terms.js';
+import { walk } from '../../src/search/walk.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -98,5 +100,45 @@ describe('an index built on worker threads', () => {
         })),
       ).parts(),
     );
+  });
+});
+
+describe('a worker whose heap grows large', () => {
+  it('is replaced by a fresh one, and the files come out as one thread chunks them', async () => {
+    await cp(join(import.meta.dirname, '../../src/search'), join(dir, 'src'), { recursive: true });
+    const files = await walk(dir, undefined, { sniff: false });
+    const run = async (options: Parameters<typeof chunkFiles>[4]) => {
+      const index = new Bm25Index();
+      const places: string[] = [];
+      const report = await chunkFiles(
+        dir,
+        files,
+        new Set(),
+        (_file, counted) => {
+          if (!counted) return;
+          counted.table.resolve(counted.terms, (term) => index.intern(term));
+          const { terms } = counted;
+          terms.places.forEach((place, c) => {
+            places.push(`${place.path}:${place.startLine}-${place.endLine}`);
+            index.addCounted(
+              terms.terms,
+              terms.weighted,
+              terms.counts,
+              terms.lengths[c] as number,
+              terms.starts[c],
+              terms.starts[c + 1],
+            );
+          });
+        },
+        options,
+      );
+      return { report, places, parts: index.parts() };
+    };
+    const one = await run({ workers: 0 });
+    // Every worker is over a budget of 0 MB after its first file: each file is chunked by a fresh worker.
+    const replaced = await run({ workers: 2, retireMb: 0 });
+    expect(replaced.report.workers).toBeGreaterThan(0);
+    expect(replaced.places).toEqual(one.places);
+    expect(replaced.parts).toEqual(one.parts);
   });
 });
