@@ -182,6 +182,7 @@ export async function chunkFiles(
       pump();
     });
     report.workers = pool.filter((worker) => worker.alive).length;
+    report.workerRestarts = replacements;
   } finally {
     await Promise.all([...started, ...pool].map((worker) => worker.close()));
   }

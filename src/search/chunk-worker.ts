@@ -20,8 +20,10 @@ port?.on('message', async ({ seq, file, buildOutput }: ChunkJob) => {
     else {
       // Counted and posted in one synchronous step: batches reach the main thread in the order they were counted.
       const terms = encoder.encode(outcome.chunks);
+      const { used_heap_size, external_memory } = getHeapStatistics();
+      const heapMb = (used_heap_size + external_memory) / 1048576;
       port.postMessage(
-        { seq, terms, windowed: outcome.windowed } satisfies ChunkResult,
+        { seq, terms, windowed: outcome.windowed, heapMb } satisfies ChunkResult,
         transferables(terms),
       );
       return;

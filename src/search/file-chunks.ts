@@ -68,6 +68,8 @@ export interface IndexReport {
   windowed: number;
   /** Worker threads that chunked files to the end (0: all on the building thread). */
   workers?: number;
+  /** Workers started in place of others whose heap grew large or that died. */
+  workerRestarts?: number;
 }
 
 /** What an index left out or cut coarsely, in words (`3 left out as not text, …`); empty when nothing was. */

@@ -137,7 +137,7 @@ describe('a worker whose heap grows large', () => {
     const one = await run({ workers: 0 });
     // Every worker is over a budget of 0 MB after its first file: each file is chunked by a fresh worker.
     const replaced = await run({ workers: 2, retireMb: 0 });
-    expect(replaced.report.workers).toBeGreaterThan(0);
+    expect(replaced.report.workerRestarts).toBeGreaterThan(2);
     expect(replaced.places).toEqual(one.places);
     expect(replaced.parts).toEqual(one.parts);
   });
