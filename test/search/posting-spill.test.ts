@@ -51,5 +51,5 @@ describe('postings spilled to disk during a build', () => {
     const a = await readFile(await memory.save(join(dir, 'memory.bin')));
     const b = await readFile(await spilled.save(join(dir, 'spilled.bin')));
     expect(b.equals(a)).toBe(true);
-  });
+  }, 120_000);
 });
