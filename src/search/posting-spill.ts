@@ -38,7 +38,14 @@ export class SpilledPostings {
   constructor(dir = tmpdir()) {
     this.file = join(dir, `mcpkit-postings-${process.pid}-${Math.random().toString(36).slice(2)}.bin`);
     this.fd = openSync(this.file, 'wx+', 0o600);
-    open.add(this.file);
+    // Unlinked at once where an open file can be (Linux, macOS): the process reads and writes it by its handle,
+    // and the disk space is freed however the process ends — a kill included. Elsewhere it goes at exit.
+    try {
+      unlinkSync(this.file);
+      return;
+    } catch {
+      open.add(this.file);
+    }
     if (!cleanupHooked) {
       cleanupHooked = true;
       process.once('exit', () => {
@@ -114,8 +121,7 @@ export class SpilledPostings {
     if (this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
-    unlinkQuietly(this.file);
-    open.delete(this.file);
+    if (open.delete(this.file)) unlinkQuietly(this.file);
   }
 
   private read(into: Int32Array | Uint16Array, at: number): void {

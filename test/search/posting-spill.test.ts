@@ -32,7 +32,8 @@ describe('postings spilled to disk during a build', () => {
         for (const query of ['alpha item3', 'zeta', 'kappa lambda item12'])
           expect([...spilled.scores(query)]).toEqual([...memory.scores(query)]);
     }
-    expect((await readdir(spillDir)).filter((name) => name.startsWith('mcpkit-postings-'))).toHaveLength(1);
+    // On Linux the file is unlinked as soon as it is open: nothing is left behind even if the process is killed.
+    if (process.platform === 'linux') expect(await readdir(spillDir)).toEqual(['keep.ts']);
     expect(spilled.parts()).toEqual(memory.parts());
     expect(await readdir(spillDir)).toEqual(['keep.ts']);
   });
