@@ -5,6 +5,7 @@
 // The tree: MCPKIT_BENCH_JDK_SRC (a directory of sources, or a src.zip), else Debian's openjdk-17-source (installed
 // with apt-get when this runs as root), else a Temurin JDK's lib/src.zip; skipped with one line when there is none.
 // MCPKIT_BENCH_SEARCH_SRC=<checkout>/src runs the phases with another checkout's search code (an A/B in one run).
+// MCPKIT_BENCH_KERNEL_SRC=<dir> adds `mcpkit index` of that tree (the Linux kernel's sources: time, peak RSS).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,6 +99,8 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
     const index = await CodeIndex.build(tree, { saved: false, onWarning: (m: string) => (out.warning = m) });
     out.totalMs = performance.now() - t0;
     out.hasVectors = index.hasVectors;
+    out.files = index.files;
+    out.chunks = index.chunkCount;
     out.bytes = statSync(await index.save()).size;
   } else {
     const { ask, server, close } = await serve();
@@ -172,6 +175,10 @@ async function main(): Promise<void> {
     const cold = run('cold', tree, src);
     const full = run('index', tree, src);
     const warm = run('warm', tree, src);
+    // Growth: the same cold index on java.base alone (~a fifth of the files): time per file should not grow with size.
+    const base = existsSync(join(tree, 'java.base')) ? run('cold', join(tree, 'java.base'), src) : undefined;
+    const kernelTree = process.env.MCPKIT_BENCH_KERNEL_SRC;
+    const kernel = kernelTree ? run('index', resolve(kernelTree), src) : undefined;
     const rgTimes: number[] = [];
     const hasRg = spawnSync('rg', ['--version']).status === 0;
     if (hasRg)
@@ -214,6 +221,17 @@ async function main(): Promise<void> {
         `  ripgrep, same queries (spawn + search of the tree): p50 ${median(rgTimes).toFixed(0)} ms, p99 ${percentile(rgTimes, 0.99).toFixed(0)} ms`,
       );
     else console.log('  ripgrep baseline: rg not installed (apt-get install ripgrep)');
+    if (base) {
+      const ratio = (files / (base.files as number)).toFixed(1);
+      const time = (bm25Ms / (base.bm25Ms as number)).toFixed(1);
+      console.log(
+        `  growth: java.base alone (${base.files} files) ${((base.bm25Ms as number) / 1000).toFixed(1)} s; the whole tree is ${ratio}x the files and took ${time}x the time (goal: 5x the files in <= 5.5x the time)`,
+      );
+    }
+    if (kernel)
+      console.log(
+        `  ${kernelTree} (MCPKIT_BENCH_KERNEL_SRC), mcpkit index: ${((kernel.totalMs as number) / 1000).toFixed(0)} s, ${kernel.files} files, ${kernel.chunks} chunks, vectors ${kernel.hasVectors ? 'yes' : 'no'}, peak RSS ${mb(kernel.peakKb as number)} (goal <= 1.5 GB)${kernel.warning ? `; ${kernel.warning}` : ''}`,
+      );
   } finally {
     rmSync(tree, { recursive: true, force: true });
   }

@@ -9,7 +9,8 @@ import { build } from 'esbuild';
 rmSync('dist/bin', { recursive: true, force: true });
 
 await build({
-  entryPoints: { main: 'src/cli/main.ts' },
+  // The index build's worker threads load their module by name, beside the chunk that starts them.
+  entryPoints: { main: 'src/cli/main.ts', 'chunk-worker': 'src/search/chunk-worker.ts' },
   outdir: 'dist/bin',
   bundle: true,
   splitting: true,

@@ -38,6 +38,8 @@ export interface Bm25Parts extends FrozenPostings {
  * is more: merges cost the postings' size each, so growing the bound with the index keeps a build linear.
  */
 const TAIL_MIN = 1 << 16;
+/** While a build spills its postings to disk ({@link Bm25Index.spillTo}), a tail this large is written out. */
+const SPILL_AT = 1 << 22;
 /** A query first merges a tail larger than this (scanning it once per query word would cost more). */
 const TAIL_SCAN = 1 << 18;
 
@@ -62,6 +64,7 @@ export class Bm25Index {
   private docs = 0;
   private liveDocs = 0;
   private liveLength = 0;
+  private spillEvery = SPILL_AT;
   private readonly k1: number;
   private readonly b: number;
   private readonly tokenizer: (text: string) => string[];
@@ -82,9 +85,8 @@ export class Bm25Index {
       index.df.push((parts.offsets[id + 1] as number) - (parts.offsets[id] as number));
     });
     const { offsets, docs, tfs, counts } = parts;
-    index.store.frozen = { offsets, docs, tfs, counts };
     index.docs = parts.lengths.length;
-    index.store.frozenDocs = index.docs;
+    index.store.load({ offsets, docs, tfs, counts }, index.docs);
     index.lengths = Float32Array.from(parts.lengths);
     index.alive = Uint8Array.from(parts.alive);
     for (let doc = 0; doc < index.docs; doc++)
@@ -93,6 +95,16 @@ export class Bm25Index {
         index.liveLength += index.lengths[doc] as number;
       }
     return index;
+  }
+
+  /**
+   * Writes postings to a temporary file as they come, in segments, until {@link parts} assembles them once: a large
+   * build holds its newest postings only, instead of merging all of them again and again. False when no file can
+   * be made (they stay in memory).
+   */
+  spillTo(every = SPILL_AT, dir?: string): boolean {
+    this.spillEvery = every;
+    return this.store.spillTo(dir);
   }
 
   /** The index as arrays (the tail merged in first), for a saved index. */
@@ -127,14 +139,33 @@ export class Bm25Index {
     const weighted: number[] = [];
     const counts: number[] = [];
     for (const [term, seen] of local) {
-      const id = this.termId(term);
-      this.df.set(id, this.df.at(id) + 1);
-      terms.push(id);
+      terms.push(this.intern(term));
       weighted.push(seen.weighted);
       counts.push(seen.count);
     }
-    this.store.append(terms, weighted, counts);
-    if (this.store.tailSize > Math.max(TAIL_MIN, this.store.frozen.docs.length / 4))
+    return this.addCounted(terms, weighted, counts, length);
+  }
+
+  /**
+   * Adds a document whose terms are counted already: term ids ({@link intern}), field-weighted and plain counts
+   * (entries `from` to `to`), and its field-weighted length. Returns its number.
+   */
+  addCounted(
+    terms: ArrayLike<number>,
+    weighted: ArrayLike<number>,
+    counts: ArrayLike<number>,
+    length: number,
+    from = 0,
+    to = terms.length,
+  ): number {
+    for (let i = from; i < to; i++) {
+      const id = terms[i] as number;
+      this.df.set(id, this.df.at(id) + 1);
+    }
+    this.store.append(terms, weighted, counts, from, to);
+    if (this.store.spilling) {
+      if (this.store.tailSize >= this.spillEvery) this.store.spillTail(this.termNames.length);
+    } else if (this.store.tailSize > Math.max(TAIL_MIN, this.store.frozen.docs.length / 4))
       this.store.freeze(this.termNames.length);
     const doc = this.docs++;
     if (doc >= this.lengths.length) {
@@ -165,7 +196,8 @@ export class Bm25Index {
     return doc < this.docs && this.alive[doc] === 1;
   }
 
-  private termId(term: string): number {
+  /** A term's id, given it now if it has none (ids count up in the order terms are first met). */
+  intern(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
       id = this.termNames.length;
@@ -174,6 +206,11 @@ export class Bm25Index {
       this.df.push(0);
     }
     return id;
+  }
+
+  /** The term of an id ({@link intern}). */
+  term(id: number): string {
+    return this.termNames[id] as string;
   }
 
   /** How many document numbers there are (removed ones included): the length of a score array. */
@@ -206,7 +243,9 @@ export class Bm25Index {
 
   /** Every document's score for already tokenized terms, each with a weight (1 for a query's own words). */
   scoreTerms(terms: ReadonlyMap<string, number>): Float64Array {
-    if (this.store.tailSize > TAIL_SCAN) this.store.freeze(this.termNames.length);
+    if (this.store.tailSize > TAIL_SCAN)
+      if (this.store.spilling) this.store.spillTail(this.termNames.length);
+      else this.store.freeze(this.termNames.length);
     const scores = new Float64Array(this.docs);
     const { k1, b, lengths, alive } = this;
     const averageLength = this.liveDocs > 0 ? this.liveLength / this.liveDocs || 1 : 1;
@@ -223,7 +262,7 @@ export class Bm25Index {
       if (id < frozenTerms)
         for (let p = offsets[id] as number, end = offsets[id + 1] as number; p < end; p++)
           add(docs[p] as number, tfs[p] as number);
-      if (this.store.tailSize > 0) this.store.scanTail(id, add);
+      if (this.store.unfrozen) this.store.scanTail(id, add);
     }
     if (this.liveDocs < this.docs) for (let doc = 0; doc < this.docs; doc++) if (!alive[doc]) scores[doc] = 0;
     return scores;

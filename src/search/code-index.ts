@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { Bm25Index } from './bm25.js';
+import { type CountedFile, chunkFiles } from './chunk-pool.js';
 import { DocVectors, type Embedder } from './chunk-vectors.js';
 import type { Chunk } from './chunker.js';
 import { CorpusVectors } from './corpus-vectors.js';
-import { chunkAll, chunksOf, type IndexReport, stampOf } from './file-chunks.js';
+import { chunksOf, type IndexReport, stampOf } from './file-chunks.js';
+import { EncoderTerms, type FileTerms, TermEncoder } from './file-terms.js';
 import {
   type ChunkPlace,
   type FileStamp,
@@ -13,6 +15,7 @@ import {
   saveIndex,
 } from './index-store.js';
 import { languageOf } from './languages.js';
+import { learnVectors } from './learn-vectors.js';
 import {
   buildOutputs,
   DEFAULT_RANKING,
@@ -65,7 +68,20 @@ export interface BuildOptions {
    * indexed, with one warning, instead of running out of memory; default 1,400 (`MCPKIT_SEARCH_MEMORY_MB`).
    */
   memoryLimitMb?: number;
+  /**
+   * Worker threads that read, parse and chunk files (0: all on the calling thread); default one per core, at most
+   * 2, for a tree of 400 files or more.
+   */
+  workers?: number;
+  /**
+   * Write postings to a temporary file in segments while building and assemble them once at the end, instead of
+   * merging them in memory as they grow: default for trees of 5,000 files or more; `{ every }` postings a segment.
+   */
+  spill?: boolean | { every: number };
 }
+
+/** Trees this large spill their postings while they are built ({@link BuildOptions.spill}). */
+const SPILL_FILES = 5000;
 
 /** The memory budget of a build unless told otherwise (a 1.5 GB goal for the Linux kernel's 78k files). */
 export const MEMORY_LIMIT_MB = 1400;
@@ -189,15 +205,17 @@ export class CodeIndex {
     if (typeof saved === 'object') await this.reconcile(files, options);
     else {
       let chunks = 0;
+      const spill = options.spill ?? files.length >= SPILL_FILES;
+      if (spill) this.bm25.spillTo(typeof spill === 'object' ? spill.every : undefined);
       const limit = options.memoryLimitMb ?? MEMORY_LIMIT_MB;
-      this.report = await chunkAll(
+      this.report = await chunkFiles(
         root,
         files,
         this.twins,
-        (file, made) => {
+        (_file, counted) => {
           if (this.overBudget) return;
-          if (made) this.addFile(file, made);
-          chunks += made?.length ?? 0;
+          if (counted) this.addCounted(counted);
+          chunks += counted?.terms.places.length ?? 0;
           const done = ++this.progress.done;
           options.onProgress?.(done, files.length, chunks);
           // Checked now and then (it is a system call): the first file, then every 128.
@@ -208,7 +226,7 @@ export class CodeIndex {
             );
           }
         },
-        () => this.overBudget,
+        this.chunking(options, () => this.overBudget),
       );
     }
     this.bm25.parts();
@@ -263,11 +281,17 @@ export class CodeIndex {
     });
     this.progress.done = files.length - changed.length;
     for (const path of gone) this.removeFile(path);
-    this.report = await chunkAll(this.root, changed, this.twins, (file, made) => {
-      this.removeFile(file.path);
-      if (made) this.addFile(file, made);
-      options.onProgress?.(++this.progress.done, files.length, this.chunkCount);
-    });
+    this.report = await chunkFiles(
+      this.root,
+      changed,
+      this.twins,
+      (file, counted) => {
+        this.removeFile(file.path);
+        if (counted) this.addCounted(counted);
+        options.onProgress?.(++this.progress.done, files.length, this.chunkCount);
+      },
+      this.chunking(options),
+    );
     if (changed.length > 0 || gone.length > 0)
       options.onWarning?.(
         `the saved index of ${this.root} is out of date (${changed.length} files new or changed, ${gone.length} gone); re-indexed those`,
@@ -275,18 +299,22 @@ export class CodeIndex {
     this.unsaved = changed.length > 0 || gone.length > 0;
   }
 
+  /** How files are chunked: on worker threads unless told otherwise, with their texts when a model encodes them. */
+  private chunking(options: BuildOptions, stop?: () => boolean) {
+    return {
+      ...(options.workers !== undefined ? { workers: options.workers } : {}),
+      withTexts: this.source !== undefined && 'model' in this.source,
+      ...(stop ? { stop } : {}),
+    };
+  }
+
   /** Learns corpus vectors from the postings; documents added meanwhile are encoded after. */
   private async learn(warn: (message: string) => void): Promise<void> {
     try {
       const parts = this.bm25.parts();
-      const corpus = await CorpusVectors.fromPostings({ documents: parts.lengths.length, ...parts });
-      const vectors = new DocVectors(corpus.dimensions);
-      const k = corpus.dimensions;
-      const learned = corpus.matrix.length / k;
-      for (let doc = 0; doc < learned; doc++)
-        vectors.set(doc, corpus.matrix.subarray(doc * k, (doc + 1) * k));
-      // The model alone is kept: the float matrix of the documents is as large as their int8 rows four times.
-      this.source = { corpus: CorpusVectors.fromModel(corpus.model()) };
+      const learned = parts.lengths.length;
+      const { corpus, vectors } = await learnVectors(parts, (term) => this.bm25.idOf(term));
+      this.source = { corpus };
       this.vectors = vectors;
       for (let doc = learned; doc < this.bm25.size; doc++) if (this.bm25.has(doc)) this.encodeDoc(doc);
     } catch (error) {
@@ -325,10 +353,9 @@ export class CodeIndex {
   addDocuments(source: string, chunks: readonly Chunk[]): void {
     const key = `${EXTRA}${source}`;
     for (const doc of this.fileDocs.get(key) ?? []) this.removeDoc(doc);
-    const docs = chunks.map((chunk) => {
-      const doc = this.addChunk(chunk, tokenize(chunk.path));
-      this.held.set(doc, chunk.content);
-      return doc;
+    const docs = this.addChunks(chunks);
+    docs.forEach((doc, i) => {
+      this.held.set(doc, (chunks[i] as Chunk).content);
     });
     this.fileDocs.set(key, docs);
   }
@@ -367,47 +394,51 @@ export class CodeIndex {
     this.twins = twins;
     for (const [path, result] of made) {
       this.removeFile(path);
-      if (result) this.addFile(result.file, result.chunks);
+      if (result) {
+        this.fileDocs.set(path, this.addChunks(result.chunks));
+        this.stamps.set(path, stampOf(result.file));
+        this.unsaved = true;
+      }
     }
     this.legacy = legacyFiles(this.stamps.keys());
   }
 
-  private addFile(file: WalkedFile, chunks: readonly Chunk[]): void {
+  /** Adds a file counted by {@link chunkFiles}. */
+  private addCounted({ file, terms, table }: CountedFile): void {
     this.unsaved = true;
-    const pathTokens = tokenize(file.path);
-    this.fileDocs.set(
-      file.path,
-      chunks.map((chunk) => this.addChunk(chunk, pathTokens)),
-    );
+    table.resolve(terms, (term) => this.bm25.intern(term));
+    this.fileDocs.set(file.path, this.addTerms(terms));
     this.stamps.set(file.path, stampOf(file));
   }
 
-  private addChunk(chunk: Chunk, pathTokens: readonly string[]): number {
-    const content = tokenize(chunk.content);
-    const symbols = tokenize(chunk.symbols.join(' '));
-    const doc = this.bm25.add({
-      fields: [
-        { text: '', weight: 1, tokens: content },
-        { text: '', weight: 3, tokens: symbols },
-        { text: '', weight: 2, tokens: pathTokens },
-      ],
-    });
-    const { path, startLine, endLine, language } = chunk;
-    this.places[doc] = { path, startLine, endLine, language, symbols: chunk.symbols };
-    if (this.vectors && this.source)
-      this.vectors.set(doc, this.encode(chunk, [...symbols, ...pathTokens, ...content]));
-    else if (this.source && 'model' in this.source) {
-      this.vectors ??= new DocVectors(this.source.model.dimensions);
-      this.vectors.set(doc, this.encode(chunk, []));
-    }
-    return doc;
+  /** Adds chunks counted on this thread (a changed file, documents from another source). */
+  private addChunks(chunks: readonly Chunk[]): number[] {
+    const terms = new TermEncoder(this.source !== undefined && 'model' in this.source).encode(chunks);
+    new EncoderTerms().take(terms).resolve(terms, (term) => this.bm25.intern(term));
+    return this.addTerms(terms);
   }
 
-  private encode(chunk: Chunk, tokens: readonly string[]): Float32Array {
-    const source = this.source as VectorSource;
-    if ('model' in source)
-      return source.model.encode(`${chunk.symbols.join(' ')} ${chunk.path} ${chunk.content}`);
-    return source.corpus.encode(tokens);
+  /** Adds counted chunks whose term ids are the index's; returns their documents. */
+  private addTerms(counted: FileTerms): number[] {
+    const { places, starts, terms, weighted, counts, lengths, texts } = counted;
+    return places.map((place, c) => {
+      const from = starts[c] as number;
+      const to = starts[c + 1] as number;
+      const doc = this.bm25.addCounted(terms, weighted, counts, lengths[c] as number, from, to);
+      this.places[doc] = place;
+      const source = this.source;
+      if (source && 'model' in source) {
+        this.vectors ??= new DocVectors(source.model.dimensions);
+        this.vectors.set(doc, source.model.encode(texts?.[c] ?? ''));
+      } else if (source && this.vectors) {
+        // The corpus vectors count a chunk's terms in all its fields, as they learned them.
+        const tokens: string[] = [];
+        for (let p = from; p < to; p++)
+          for (let n = counts[p] as number; n > 0; n--) tokens.push(this.bm25.term(terms[p] as number));
+        this.vectors.set(doc, source.corpus.encode(tokens));
+      }
+      return doc;
+    });
   }
 
   /** A document's vector from its chunk as read now (added while vectors were being learned). */
@@ -418,7 +449,7 @@ export class CodeIndex {
       ...tokenize(chunk.path),
       ...tokenize(chunk.content),
     ];
-    this.vectors?.set(doc, this.encode(chunk, tokens));
+    if (this.source && 'corpus' in this.source) this.vectors?.set(doc, this.source.corpus.encode(tokens));
   }
 
   private removeFile(path: string): void {

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { mapConcurrent } from '../internal/concurrency.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import type { FileStamp } from './index-store.js';
-import { type RepoFiles, repoFiles } from './repo-file.js';
+import type { RepoFiles } from './repo-file.js';
 import { looksBinary } from './text-sniff.js';
 import { MAX_BYTES, type WalkedFile } from './walk.js';
 
@@ -67,6 +66,10 @@ export interface IndexReport {
   longLines: number;
   /** Files of a language with a grammar cut in line windows: lines too long, or the parse over its budget. */
   windowed: number;
+  /** Worker threads that chunked files to the end (0: all on the building thread). */
+  workers?: number;
+  /** Workers started in place of others whose heap grew large or that died. */
+  workerRestarts?: number;
 }
 
 /** What an index left out or cut coarsely, in words (`3 left out as not text, …`); empty when nothing was. */
@@ -79,45 +82,4 @@ export function describeReport(report: IndexReport): string {
   ]
     .filter(Boolean)
     .join(', ');
-}
-
-/** Files read and chunked at once while indexing: reads overlap the chunking of files already read. */
-const CONCURRENCY = 64;
-
-/**
- * Chunks every walked file ({@link chunksOf}) and hands each file's chunks to `commit` in the walker's order (a
- * file chunked early waits for those before it), so an index built from them numbers its chunks as a fresh build
- * always does, and can be searched at any moment for the files committed so far. Nothing is held once committed.
- * Returns what was left out.
- */
-export async function chunkAll(
-  root: string,
-  files: readonly WalkedFile[],
-  twins: ReadonlySet<string>,
-  commit: (file: WalkedFile, chunks: Chunk[] | undefined) => void,
-  /** Asked before each file is read: true leaves the rest unread (a memory budget reached). */
-  stop: () => boolean = () => false,
-): Promise<IndexReport> {
-  const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
-  const reader = repoFiles(root);
-  const waiting = new Map<number, Chunk[] | undefined>();
-  let next = 0;
-  await mapConcurrent(files, CONCURRENCY, async (file, i) => {
-    if (stop()) return;
-    const outcome = await chunksOf(reader, file, twins.has(file.path));
-    let chunks: Chunk[] | undefined;
-    if ('chunks' in outcome) {
-      chunks = outcome.chunks;
-      if (outcome.windowed) report.windowed++;
-    } else if (outcome.skipped === 'not text') report.notText++;
-    else if (outcome.skipped === 'long lines') report.longLines++;
-    waiting.set(i, chunks);
-    while (waiting.has(next)) {
-      const ready = waiting.get(next);
-      waiting.delete(next);
-      commit(files[next] as WalkedFile, ready);
-      next++;
-    }
-  });
-  return report;
 }
