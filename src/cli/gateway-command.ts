@@ -4,9 +4,11 @@ import { Runtime, type RuntimeServerConfig } from '../client/index.js';
 import { findServer, homeDirectory, loadConfig, userConfigDir } from '../config/index.js';
 import {
   Gateway,
+  PINS_CHANNEL,
   type PinMode,
   PinStore,
   type PrefixMode,
+  RedisPins,
   selectedServers,
   watchFiles,
 } from '../gateway/index.js';
@@ -16,6 +18,7 @@ import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
+import { replicaState, stateUrl } from './scale-out.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
@@ -102,6 +105,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       const port = await bindFirst(flags);
       // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.
       reapGroupsOnAbruptExit();
+      // Replicas share pins through the same Redis as their sessions, so it is connected before the gateway starts.
+      const replica = flags.transport === 'http' ? await replicaState(flags, io, 'mcpkit gateway') : {};
       try {
         const location = { cwd: io.cwd, env: io.env };
         const selection = {
@@ -150,6 +155,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           // mcpkit's own search changes with mcpkit: pinning it would only ever warn about an upgrade.
           unpinned: builtIn.map((b) => b.name).filter((n) => !first.servers.some((s) => s.name === n)),
           readyWaitMs: flags.readyWait,
+          ...(replica.state ? { pinStore: new RedisPins(replica.state.redis) } : {}),
           env: io.env,
           log: (message) => io.err(`mcpkit gateway: ${message}\n`),
           ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
@@ -170,6 +176,9 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
               }),
             ]
           : [];
+        await replica.state?.subscribe(PINS_CHANNEL, () => {
+          gateway.reloadPins().catch((error: Error) => io.err(`mcpkit gateway: ${error.message}\n`));
+        });
         const tools = (await gateway.catalog()).tools.length;
         const ready = gateway.status().filter((s) => s.state === 'ready').length;
         const starting = gateway.status().filter((s) => s.state === 'starting').length;
@@ -188,9 +197,16 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             await gateway.close();
           },
           gateway.intercept(),
-          { bus: gateway.events, toolSchema: (name) => gateway.toolSchema(name) },
+          {
+            bus: gateway.events,
+            toolSchema: (name) => gateway.toolSchema(name),
+            ...(replica.shared ? { shared: replica.shared } : {}),
+            // Ready once an upstream is (a replica with none would only answer errors).
+            ready: () => gateway.status().some((s) => s.state === 'ready') || gateway.status().length === 0,
+          },
         );
       } finally {
+        await replica.state?.close();
         await port?.release();
       }
     });
@@ -199,15 +215,22 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     .command('trust')
     .description("accept a server's current tool definitions (after `mcpkit gateway` reported a change)")
     .argument('<server>', 'a configured server name')
-    .action(async (name: string) => {
+    .option('--state <url>', 'the redis://host:port gateway replicas share pins in (or MCPKIT_STATE)')
+    .action(async (name: string, flags: { state?: string }) => {
       const config = await loadConfig({ cwd: io.cwd, env: io.env });
       const server = findServer(config, name);
-      const pins = await new PinStore(`${userConfigDir(io.env)}/pins.json`).load();
-      const runtime = await Runtime.create({
-        servers: [{ name: server.name, entry: server.entry }],
-        env: io.env,
-      });
+      const url = stateUrl(flags, io);
+      const { RedisState } = await import('../serve/index.js');
+      const state = url === undefined ? undefined : await RedisState.connect(url);
+      let runtime: Runtime | undefined;
       try {
+        const pins = await new PinStore(
+          state ? new RedisPins(state.redis) : `${userConfigDir(io.env)}/pins.json`,
+        ).load();
+        runtime = await Runtime.create({
+          servers: [{ name: server.name, entry: server.entry }],
+          env: io.env,
+        });
         const tools = await runtime.server(server.name).listTools();
         const { pinned, changed } = pins.trust(server.name, tools);
         await pins.save();
@@ -215,7 +238,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           `trusted ${pinned} tool${pinned === 1 ? '' : 's'} of ${server.name} (${changed} changed since pinned)\n`,
         );
       } finally {
-        await runtime.close();
+        await runtime?.close();
+        await state?.close();
       }
     });
 }

@@ -6,10 +6,11 @@ import type { FrameIntercept } from '../serve/guarded-stdio.js';
 import type { HttpHandlerOptions } from '../serve/http-handler.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
+import { type ReplicaFlags, replicaState } from './scale-out.js';
 import { allowedHosts } from './serve-options.js';
 
 /** Where to serve: stdio, or HTTP on host:port. */
-export interface ServeFlags {
+export interface ServeFlags extends ReplicaFlags {
   transport?: 'stdio' | 'http' | 'sse';
   host: string;
   port?: number;
@@ -23,7 +24,11 @@ export interface ServeFlags {
   tokens?: string;
   /** Host names accepted besides loopback. */
   allowHost?: string[];
+  /** Seconds a SIGTERM lets HTTP calls in progress finish. */
+  drain?: number;
 }
+
+const DEFAULT_DRAIN_S = 10;
 
 /**
  * How long `shutdown` may take before every child process group still there is SIGKILLed. Clients
@@ -44,7 +49,7 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
-  httpOptions: Pick<HttpHandlerOptions, 'bus' | 'toolSchema'> = {},
+  httpOptions: Pick<HttpHandlerOptions, 'bus' | 'toolSchema' | 'shared' | 'ready'> = {},
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -56,16 +61,19 @@ export async function serveUntilDone(
   reapGroupsOnAbruptExit();
   // Closing the front (the client's side) counts against the budget too: nothing may hold up the kill.
   let closeFront: () => Promise<void> = async () => undefined;
+  let drain: () => Promise<void> = async () => undefined;
   try {
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');
       const tokens = await bearerTokens(io, flags, label);
+      const replica = httpOptions.shared ? {} : await replicaState(flags, io, label);
       const hosts = allowedHosts(flags);
       const http = await serveOverHttp(factory, {
         host: flags.host,
         ...(tokens ? { tokens } : {}),
         ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
         ...(intercept ? { intercept } : {}),
+        ...(replica.shared ? { shared: replica.shared } : {}),
         ...httpOptions,
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
@@ -76,7 +84,15 @@ export async function serveUntilDone(
             io.err(`${label}: closed an HTTP session (${reason})\n`);
         },
       });
-      closeFront = () => http.close();
+      closeFront = async () => {
+        await http.close();
+        await replica.state?.close();
+      };
+      drain = async () => {
+        const limit = (flags.drain ?? DEFAULT_DRAIN_S) * 1000;
+        if (!(await http.drain(limit)))
+          io.err(`${label}: calls still in progress after ${limit / 1000} s; ending them\n`);
+      };
       const guard = tokens ? ` (bearer tokens: ${tokens.names.join(', ')})` : '';
       io.err(`${label} on ${http.url}${guard}\n`);
     } else {
@@ -84,6 +100,8 @@ export async function serveUntilDone(
       closeFront = () => handle.close();
     }
     await done;
+    // Stop taking requests and let the calls in progress end (the balancer moves on to other replicas).
+    await drain();
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

@@ -19,7 +19,7 @@ import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { InputFlows } from './input-flows.js';
 import { loginByElicitation, urlOpener } from './login-elicitation.js';
-import { type PinMode, PinStore } from './pins.js';
+import { type PinBackend, type PinMode, PinStore } from './pins.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { ToolRouter } from './router.js';
 import { OFFERED_TASKS } from './task-handlers.js';
@@ -43,6 +43,8 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   pin?: PinMode;
   /** Where pins are kept; default `<user config dir>/pins.json`. */
   pinFile?: string;
+  /** Where pins are kept instead of a file (replicas share one: `RedisPins`). */
+  pinStore?: PinBackend;
   /**
    * Where the finished tasks the gateway ran for its clients are kept across restarts; default
    * `<user config dir>/gateway-tasks.json`.
@@ -122,7 +124,7 @@ export class Gateway {
     const mode = options.pin ?? 'warn';
     if (mode !== 'off') {
       const file = options.pinFile ?? join(userConfigDir(options.env ?? process.env), 'pins.json');
-      gateway.pins = await new PinStore(file).load();
+      gateway.pins = await new PinStore(options.pinStore ?? file).load();
     }
     const taskFile =
       options.taskFile ?? join(userConfigDir(options.env ?? process.env), 'gateway-tasks.json');

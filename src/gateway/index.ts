@@ -8,7 +8,18 @@ export {
 } from './catalog.js';
 export { type ServerSelection, selectedServers, type Watch, watchFiles } from './config-source.js';
 export { Gateway, type GatewayOptions } from './gateway.js';
-export { type PinMode, PinStore, type PinVerdict, toolFingerprint } from './pins.js';
+export {
+  FilePins,
+  type PinBackend,
+  type PinMode,
+  type PinRecord,
+  type PinSighting,
+  PinStore,
+  type PinTable,
+  type PinVerdict,
+  toolFingerprint,
+} from './pins.js';
+export { PINS_CHANNEL, RedisPins } from './pins-redis.js';
 export { STATUS_URI } from './proxy-handlers.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';

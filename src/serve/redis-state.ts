@@ -1,0 +1,183 @@
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+import { McpkitError } from '../errors/index.js';
+import { SEALED_SESSION_MAX_AGE_MS, sessionKey } from './session-seal.js';
+
+/** Raw commands to a Redis server (what the shared state needs of a client; `node-redis` gives it). */
+export interface RedisCommands {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** Events kept per session for resumption: a client that is gone longer than this many events starts over. */
+const EVENTS_MAX = 1000;
+/** How long a session's events outlive its last one (a resumption comes back within seconds to minutes). */
+const EVENTS_TTL_S = 60 * 60;
+const ENDED_CHANNEL = 'mcpkit:session-ended';
+
+/**
+ * The state gateway replicas share in Redis (`--state redis://…`): each 2025 session's SSE events (a Redis
+ * stream per session, so a client resuming with `Last-Event-ID` on another replica gets what it missed),
+ * sessions ended with DELETE (so no replica rebuilds them from their sealed id), and a client for other
+ * stores (pins). One connection for commands, one for subscriptions.
+ */
+export class RedisState {
+  private readonly endedListeners = new Set<(key: string) => void>();
+
+  private constructor(
+    /** Commands (shared with other stores: pins). */
+    readonly redis: RedisCommands,
+    private readonly closers: (() => Promise<unknown>)[],
+    /** Subscribes to a channel (a second connection: a subscribed one takes no commands). */
+    readonly subscribe: (channel: string, listener: (message: string) => void) => Promise<void>,
+  ) {}
+
+  /** Connects to `redis://host:port[/db]`; an unreachable server is one error naming it. */
+  static async connect(url: string, onError: (error: Error) => void = () => undefined): Promise<RedisState> {
+    const { createClient } = await import('redis');
+    const where = redisAddress(url);
+    // No endless reconnect loop at start: a wrong URL must fail the command at once.
+    let started = false;
+    const client = createClient({
+      url,
+      socket: { reconnectStrategy: (retries: number) => (started ? Math.min(retries * 100, 2000) : false) },
+    });
+    client.on('error', (error: Error) => {
+      if (started) onError(new Error(`redis ${where}: ${error.message}`));
+    });
+    try {
+      await client.connect();
+    } catch (cause) {
+      throw new McpkitError(
+        'SERVER_UNAVAILABLE',
+        `cannot reach Redis at ${where}: ${(cause as Error).message || String(cause)}; start it or fix --state`,
+        { cause },
+      );
+    }
+    const subscriber = client.duplicate();
+    subscriber.on('error', (error: Error) => onError(new Error(`redis ${where}: ${error.message}`)));
+    await subscriber.connect();
+    started = true;
+    const state: RedisState = new RedisState(
+      { sendCommand: (args) => client.sendCommand(args) as Promise<unknown> },
+      [() => subscriber.quit(), () => client.quit()],
+      (channel, listener) => subscriber.subscribe(channel, listener),
+    );
+    await state.subscribe(ENDED_CHANNEL, (key) => {
+      for (const listener of state.endedListeners) listener(key);
+    });
+    return state;
+  }
+
+  /** The SDK event store of one session, as a Redis stream. */
+  eventStore(sessionId: string): SessionEventStore {
+    return new SessionEventStore(this.redis, `mcpkit:events:${sessionKey(sessionId)}`);
+  }
+
+  /** Marks a session ended on every replica (its sealed id opens to nothing from now on). */
+  async endSession(sessionId: string): Promise<void> {
+    const key = sessionKey(sessionId);
+    const ttl = String(Math.ceil(SEALED_SESSION_MAX_AGE_MS / 1000));
+    await this.redis.sendCommand(['SET', `mcpkit:session-ended:${key}`, '1', 'EX', ttl]);
+    await this.redis.sendCommand(['DEL', `mcpkit:events:${key}`]);
+    await this.redis.sendCommand(['PUBLISH', ENDED_CHANNEL, key]);
+  }
+
+  /** Whether a session was ended (DELETE) on some replica. */
+  async sessionEnded(sessionId: string): Promise<boolean> {
+    return (await this.redis.sendCommand(['EXISTS', `mcpkit:session-ended:${sessionKey(sessionId)}`])) === 1;
+  }
+
+  /** Called with the {@link sessionKey} of each session another replica (or this one) ended. */
+  onSessionEnded(listener: (key: string) => void): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.closers) await close().catch(() => undefined);
+  }
+}
+
+/**
+ * One session's SSE events in a Redis stream: an event id is `<stream id>/<entry id>`, so finding the
+ * SDK stream an id belongs to needs no lookup, and replaying is one XRANGE from the entry on. `muted`
+ * stores nothing (a session being rebuilt replays its `initialize`, whose answer nobody reads).
+ */
+export class SessionEventStore implements EventStore {
+  muted = false;
+
+  constructor(
+    private readonly redis: RedisCommands,
+    private readonly key: string,
+  ) {}
+
+  async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    if (this.muted) return `${streamId}/0-0`;
+    const entry = (await this.redis.sendCommand([
+      'XADD',
+      this.key,
+      'MAXLEN',
+      '~',
+      String(EVENTS_MAX),
+      '*',
+      's',
+      streamId,
+      'm',
+      JSON.stringify(message),
+    ])) as string;
+    void this.redis.sendCommand(['EXPIRE', this.key, String(EVENTS_TTL_S)]).catch(() => undefined);
+    return `${streamId}/${entry}`;
+  }
+
+  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return parseEventId(eventId)?.streamId;
+  }
+
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
+    const parsed = parseEventId(lastEventId);
+    if (!parsed) throw new Error(`not an event id of this server: ${lastEventId}`);
+    const entries = (await this.redis.sendCommand(['XRANGE', this.key, `(${parsed.entry}`, '+'])) as [
+      string,
+      string[],
+    ][];
+    for (const [entry, fields] of entries ?? []) {
+      const stream = fieldOf(fields, 's');
+      const text = fieldOf(fields, 'm');
+      if (stream !== parsed.streamId || text === undefined) continue;
+      const message = JSON.parse(text) as JSONRPCMessage;
+      // The priming event ({}) marks where a stream starts; there is nothing in it to send again.
+      if (Object.keys(message).length === 0) continue;
+      await send(`${stream}/${entry}`, message);
+    }
+    return parsed.streamId;
+  }
+}
+
+function parseEventId(eventId: string): { streamId: string; entry: string } | undefined {
+  const at = eventId.lastIndexOf('/');
+  if (at <= 0) return undefined;
+  const entry = eventId.slice(at + 1);
+  if (!/^\d+-\d+$/u.test(entry)) return undefined;
+  return { streamId: eventId.slice(0, at), entry };
+}
+
+function fieldOf(fields: string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+/** host:port of a redis:// URL, without credentials (for messages). */
+export function redisAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('not redis');
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    throw new McpkitError(
+      'INVALID_ARGUMENT',
+      `--state must be a redis://host:port URL, got "${url.replace(/\/\/[^@/]*@/u, '//…@')}"`,
+    );
+  }
+}
