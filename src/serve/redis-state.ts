@@ -12,6 +12,8 @@ const EVENTS_MAX = 1000;
 /** How long a session's events outlive its last one (a resumption comes back within seconds to minutes). */
 const EVENTS_TTL_S = 60 * 60;
 const ENDED_CHANNEL = 'mcpkit:session-ended';
+/** Request streams of one session counted at once. */
+const COUNTERS_MAX = 256;
 
 /**
  * The state gateway replicas share in Redis (`--state redis://…`): each 2025 session's SSE events (a Redis
@@ -23,6 +25,7 @@ export class RedisState {
   private readonly endedListeners = new Set<(key: string) => void>();
 
   private constructor(
+    private readonly onError: (error: Error) => void,
     /** Commands (shared with other stores: pins). */
     readonly redis: RedisCommands,
     private readonly closers: (() => Promise<unknown>)[],
@@ -57,6 +60,7 @@ export class RedisState {
     await subscriber.connect();
     started = true;
     const state: RedisState = new RedisState(
+      onError,
       { sendCommand: (args) => client.sendCommand(args) as Promise<unknown> },
       [() => subscriber.quit(), () => client.quit()],
       (channel, listener) => subscriber.subscribe(channel, listener),
@@ -69,7 +73,7 @@ export class RedisState {
 
   /** The SDK event store of one session, as a Redis stream. */
   eventStore(sessionId: string): SessionEventStore {
-    return new SessionEventStore(this.redis, `mcpkit:events:${sessionKey(sessionId)}`);
+    return new SessionEventStore(this.redis, `mcpkit:events:${sessionKey(sessionId)}`, this.onError);
   }
 
   /** Marks a session ended on every replica (its sealed id opens to nothing from now on). */
@@ -98,34 +102,42 @@ export class RedisState {
 }
 
 /**
- * One session's SSE events in a Redis stream: an event id is `<stream id>/<entry id>`, so finding the
- * SDK stream an id belongs to needs no lookup, and replaying is one XRANGE from the entry on. `muted`
- * stores nothing (a session being rebuilt replays its `initialize`, whose answer nobody reads).
+ * One session's SSE events in a Redis stream. A request's stream lives on the one replica answering it, so
+ * its event ids are counted here (`<stream id>/c<n>`) and the XADD is not waited for: the answer reaches
+ * the client without a Redis round trip (commands on one connection keep their order). The standalone GET
+ * stream gets events from any replica of the session, so those wait for Redis's entry id
+ * (`_GET_stream/<entry id>`), which orders them. The priming event is not stored: nothing in it to replay.
+ * `muted` stores nothing (a session being rebuilt replays its `initialize`, whose answer nobody reads).
  */
 export class SessionEventStore implements EventStore {
   muted = false;
+  private readonly counters = new Map<StreamId, number>();
+  private writes = 0;
 
   constructor(
     private readonly redis: RedisCommands,
     private readonly key: string,
+    private readonly onError: (error: Error) => void = () => undefined,
   ) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
-    if (this.muted) return `${streamId}/0-0`;
-    const entry = (await this.redis.sendCommand([
-      'XADD',
-      this.key,
-      'MAXLEN',
-      '~',
-      String(EVENTS_MAX),
-      '*',
-      's',
-      streamId,
-      'm',
-      JSON.stringify(message),
-    ])) as string;
-    void this.redis.sendCommand(['EXPIRE', this.key, String(EVENTS_TTL_S)]).catch(() => undefined);
-    return `${streamId}/${entry}`;
+    const priming = Object.keys(message).length === 0;
+    if (this.muted || (priming && streamId !== STANDALONE)) return `${streamId}/c0`;
+    const add = ['XADD', this.key, 'MAXLEN', '~', String(EVENTS_MAX), '*', 's', streamId];
+    // Refreshed now and then, not per event: a session's events outlive its last one by about the TTL.
+    if (this.writes++ % 32 === 0)
+      void this.redis.sendCommand(['EXPIRE', this.key, String(EVENTS_TTL_S)]).catch(this.failed);
+    if (streamId === STANDALONE) {
+      const entry = (await this.redis.sendCommand([...add, 'm', JSON.stringify(message)])) as string;
+      return `${streamId}/${entry}`;
+    }
+    const n = (this.counters.get(streamId) ?? 0) + 1;
+    this.counters.set(streamId, n);
+    // Request streams are short-lived; the oldest counters go (a batch's stream may carry several answers,
+    // so an answer alone does not end one).
+    if (this.counters.size > COUNTERS_MAX) this.counters.delete(this.counters.keys().next().value as string);
+    void this.redis.sendCommand([...add, 'n', String(n), 'm', JSON.stringify(message)]).catch(this.failed);
+    return `${streamId}/c${n}`;
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
@@ -138,29 +150,33 @@ export class SessionEventStore implements EventStore {
   ): Promise<StreamId> {
     const parsed = parseEventId(lastEventId);
     if (!parsed) throw new Error(`not an event id of this server: ${lastEventId}`);
-    const entries = (await this.redis.sendCommand(['XRANGE', this.key, `(${parsed.entry}`, '+'])) as [
-      string,
-      string[],
-    ][];
+    const counted = parsed.position.startsWith('c');
+    const after = counted ? Number(parsed.position.slice(1)) : 0;
+    const from = counted ? '-' : `(${parsed.position}`;
+    const entries = (await this.redis.sendCommand(['XRANGE', this.key, from, '+'])) as [string, string[]][];
     for (const [entry, fields] of entries ?? []) {
-      const stream = fieldOf(fields, 's');
+      if (fieldOf(fields, 's') !== parsed.streamId) continue;
       const text = fieldOf(fields, 'm');
-      if (stream !== parsed.streamId || text === undefined) continue;
-      const message = JSON.parse(text) as JSONRPCMessage;
-      // The priming event ({}) marks where a stream starts; there is nothing in it to send again.
-      if (Object.keys(message).length === 0) continue;
-      await send(`${stream}/${entry}`, message);
+      const n = Number(fieldOf(fields, 'n'));
+      if (text === undefined || (counted && !(n > after))) continue;
+      await send(`${parsed.streamId}/${counted ? `c${n}` : entry}`, JSON.parse(text) as JSONRPCMessage);
     }
     return parsed.streamId;
   }
+
+  private readonly failed = (error: Error) =>
+    this.onError(new Error(`cannot store an SSE event: ${error.message}`));
 }
 
-function parseEventId(eventId: string): { streamId: string; entry: string } | undefined {
+/** The SDK's id of a session's standalone (GET) SSE stream. */
+const STANDALONE = '_GET_stream';
+
+function parseEventId(eventId: string): { streamId: string; position: string } | undefined {
   const at = eventId.lastIndexOf('/');
   if (at <= 0) return undefined;
-  const entry = eventId.slice(at + 1);
-  if (!/^\d+-\d+$/u.test(entry)) return undefined;
-  return { streamId: eventId.slice(0, at), entry };
+  const position = eventId.slice(at + 1);
+  if (!/^(?:c\d+|\d+-\d+)$/u.test(position)) return undefined;
+  return { streamId: eventId.slice(0, at), position };
 }
 
 function fieldOf(fields: string[], name: string): string | undefined {
