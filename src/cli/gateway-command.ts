@@ -9,6 +9,7 @@ import {
   PinStore,
   type PrefixMode,
   RedisPins,
+  revealedOverRedis,
   selectedServers,
   watchFiles,
 } from '../gateway/index.js';
@@ -147,6 +148,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
           ...servers,
         ];
+        const revealed = replica.state ? revealedOverRedis(replica.state) : undefined;
         const gateway = await Gateway.create({
           servers: withBuiltIn(first.servers),
           prefix: flags.prefix,
@@ -156,6 +158,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           unpinned: builtIn.map((b) => b.name).filter((n) => !first.servers.some((s) => s.name === n)),
           readyWaitMs: flags.readyWait,
           ...(replica.state ? { pinStore: new RedisPins(replica.state.redis) } : {}),
+          ...(revealed ? { shareRevealed: revealed.publish } : {}),
           env: io.env,
           log: (message) => io.err(`mcpkit gateway: ${message}\n`),
           ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),
@@ -176,6 +179,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
               }),
             ]
           : [];
+        await revealed?.attach(gateway);
         await replica.state?.subscribe(PINS_CHANNEL, () => {
           gateway.reloadPins().catch((error: Error) => io.err(`mcpkit gateway: ${error.message}\n`));
         });

@@ -45,6 +45,8 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   pinFile?: string;
   /** Where pins are kept instead of a file (replicas share one: `RedisPins`). */
   pinStore?: PinBackend;
+  /** Tells other replicas what tool_search revealed to a client (`shareRevealed` wires it to Redis). */
+  shareRevealed?: (identity: string, names: string[]) => void;
   /**
    * Where the finished tasks the gateway ran for its clients are kept across restarts; default
    * `<user config dir>/gateway-tasks.json`.
@@ -112,8 +114,10 @@ export class Gateway {
     this.inputs = new InputFlows(
       options.inputRoundTimeoutMs === undefined ? {} : { roundTimeoutMs: options.inputRoundTimeoutMs },
     );
-    this.deferral = new Deferral(options.deferThreshold ?? Number.POSITIVE_INFINITY, (identity) =>
-      this.downstreams.listChanged(['tools'], identity),
+    this.deferral = new Deferral(
+      options.deferThreshold ?? Number.POSITIVE_INFINITY,
+      (identity) => this.downstreams.listChanged(['tools'], identity),
+      options.shareRevealed,
     );
     this.factory = (ctx) => this.createServer(ctx.era);
   }
@@ -231,6 +235,11 @@ export class Gateway {
     ];
     if (changes.length > 0) this.log(`config changed: ${changes.join(' ')}`);
     return result;
+  }
+
+  /** What tool_search on another replica revealed to a client (its list grows here too). */
+  revealedElsewhere(identity: string, names: string[]): void {
+    this.deferral.revealedElsewhere(identity, names);
   }
 
   /** Re-reads the pin file (after `mcpkit trust`), so trusted tools reappear. */

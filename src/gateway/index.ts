@@ -21,5 +21,6 @@ export {
 } from './pins.js';
 export { PINS_CHANNEL, RedisPins } from './pins-redis.js';
 export { STATUS_URI } from './proxy-handlers.js';
+export { type RevealedTarget, revealedOverRedis } from './revealed-redis.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';

@@ -18,6 +18,6 @@ export { PAGE_SIZE, pageOf } from './pagination.js';
 export { type ProgressUpdate, progressSender, progressTokenOf } from './progress.js';
 export { type RedisCommands, RedisState, SessionEventStore } from './redis-state.js';
 export type { SharedSessions } from './session-open.js';
-export { SessionSeal } from './session-seal.js';
+export { SessionSeal, sessionKey } from './session-seal.js';
 export { type ServeStdioOptions, serveOverStdio } from './stdio.js';
 export { failedResult, jsonResult, textResult } from './tool-result.js';
