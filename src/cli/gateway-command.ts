@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { Runtime, type RuntimeServerConfig } from '../client/index.js';
 import { findServer, homeDirectory, loadConfig, userConfigDir } from '../config/index.js';
 import {
+  asReplica,
   Gateway,
   PINS_CHANNEL,
   type PinMode,
@@ -144,9 +145,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           io.err(
             `mcpkit gateway: no servers configured; serving code search over ${io.cwd} (add servers with \`mcpkit add\`)\n`,
           );
+        // A replica reaches a server marked `single` at its URL instead of starting its own.
         const withBuiltIn = (servers: RuntimeServerConfig[]) => [
           ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
-          ...servers,
+          ...(replica.shared ? asReplica(servers) : servers),
         ];
         const revealed = replica.state ? revealedOverRedis(replica.state) : undefined;
         const gateway = await Gateway.create({

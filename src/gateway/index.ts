@@ -22,5 +22,6 @@ export {
 export { PINS_CHANNEL, RedisPins } from './pins-redis.js';
 export { STATUS_URI } from './proxy-handlers.js';
 export { type RevealedTarget, revealedOverRedis } from './revealed-redis.js';
+export { asReplica } from './single-servers.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';
