@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { Runtime, type RuntimeServerConfig } from '../client/index.js';
+import { RedisTokenStore, Runtime, type RuntimeServerConfig } from '../client/index.js';
 import { findServer, homeDirectory, loadConfig, userConfigDir } from '../config/index.js';
 import {
   asReplica,
@@ -161,6 +161,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           readyWaitMs: flags.readyWait,
           ...(replica.state ? { pinStore: new RedisPins(replica.state.redis) } : {}),
           ...(revealed ? { shareRevealed: revealed.publish } : {}),
+          ...(replica.state ? { tokenStore: RedisTokenStore.over(replica.state, replica.secret ?? '') } : {}),
           env: io.env,
           log: (message) => io.err(`mcpkit gateway: ${message}\n`),
           ...(flags.toolIndex ? { toolIndexFile: resolve(io.cwd, flags.toolIndex) } : {}),

@@ -1,3 +1,4 @@
+import type { TokenStore } from '../client/index.js';
 import type { RedisState, SharedSessions } from '../serve/index.js';
 import type { CliIO } from './io.js';
 import { usage } from './options.js';
@@ -15,6 +16,8 @@ export interface ReplicaState {
   shared?: SharedSessions;
   /** Connected Redis (close it at shutdown). */
   state?: RedisState;
+  /** The key material (the token store's key is derived from it). */
+  secret?: string;
 }
 
 /** The Redis URL a command was given (`--state` or MCPKIT_STATE), if any. */
@@ -34,11 +37,32 @@ export async function replicaState(flags: ReplicaFlags, io: CliIO, label: string
     return {};
   }
   const { SessionSeal, RedisState } = await import('../serve/index.js');
-  const seal =
-    flags.sessionKey !== undefined
-      ? await SessionSeal.fromFile(flags.sessionKey)
-      : new SessionSeal(envKey ?? '');
-  if (url === undefined) return { shared: { seal } };
+  const secret = flags.sessionKey !== undefined ? await readKey(flags.sessionKey) : (envKey ?? '');
+  const seal = new SessionSeal(secret);
+  if (url === undefined) return { shared: { seal }, secret };
   const state = await RedisState.connect(url, (error) => io.err(`${label}: ${error.message}\n`));
-  return { shared: { seal, state }, state };
+  return { shared: { seal, state }, state, secret };
+}
+
+async function readKey(file: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  return readFile(file, 'utf8').catch((cause: NodeJS.ErrnoException) =>
+    usage(`--session-key ${file}: cannot read it (${cause.code ?? cause.message})`),
+  );
+}
+
+/**
+ * The token store a command uses: the user's file, or with `--state` the replicas' store in Redis (encrypted
+ * under a key from `--session-key` / MCPKIT_SESSION_KEY). `close` lets go of Redis.
+ */
+export async function tokenStoreFor(
+  flags: ReplicaFlags,
+  io: CliIO,
+): Promise<{ store: TokenStore; close: () => Promise<void> }> {
+  const { FileTokenStore, RedisTokenStore } = await import('../client/index.js');
+  if (stateUrl(flags, io) === undefined)
+    return { store: FileTokenStore.forUser(io.env), close: async () => undefined };
+  const replica = await replicaState(flags, io, 'mcpkit auth');
+  const state = replica.state as RedisState;
+  return { store: RedisTokenStore.over(state, replica.secret ?? ''), close: () => state.close() };
 }

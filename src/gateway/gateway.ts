@@ -6,7 +6,7 @@ import {
   Server,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import type { ListKind, RuntimeServerConfig } from '../client/index.js';
+import type { ListKind, RuntimeServerConfig, TokenStore } from '../client/index.js';
 import { userConfigDir } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
@@ -45,6 +45,8 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   pinFile?: string;
   /** Where pins are kept instead of a file (replicas share one: `RedisPins`). */
   pinStore?: PinBackend;
+  /** Where OAuth logins of remote upstreams are kept (default: the user's file store; replicas: `RedisTokenStore`). */
+  tokenStore?: TokenStore;
   /** Tells other replicas what tool_search revealed to a client (`shareRevealed` wires it to Redis). */
   shareRevealed?: (identity: string, names: string[]) => void;
   /**
@@ -139,6 +141,7 @@ export class Gateway {
       log: gateway.log,
       // An upstream's login goes to a client that can open URLs; without one, `mcpkit auth login`.
       auth: {
+        ...(options.tokenStore ? { store: options.tokenStore } : {}),
         onAuthorizationUrl: loginByElicitation(gateway.downstreams),
         canShowLogin: () => urlOpener(gateway.downstreams) !== undefined,
       },

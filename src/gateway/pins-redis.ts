@@ -1,4 +1,4 @@
-import type { RedisCommands } from '../serve/index.js';
+import { hashEntries, type RedisCommands } from '../serve/index.js';
 import type { PinBackend, PinRecord, PinSighting, PinTable } from './pins.js';
 
 const SERVERS = 'mcpkit:pins';
@@ -23,10 +23,7 @@ export class RedisPins implements PinBackend {
     const servers = ((await this.redis.sendCommand(['SMEMBERS', SERVERS])) as string[]) ?? [];
     const table: PinTable = {};
     for (const server of servers) {
-      const flat = (await this.redis.sendCommand(['HGETALL', `${SERVERS}:${server}`])) as
-        | string[]
-        | Record<string, string>;
-      const entries = Array.isArray(flat) ? pairs(flat) : Object.entries(flat ?? {});
+      const entries = hashEntries(await this.redis.sendCommand(['HGETALL', `${SERVERS}:${server}`]));
       const pins: Record<string, PinRecord> = {};
       for (const [tool, json] of entries) pins[tool] = JSON.parse(json) as PinRecord;
       table[server] = pins;
@@ -50,10 +47,4 @@ export class RedisPins implements PinBackend {
       await this.redis.sendCommand(['PUBLISH', PINS_CHANNEL, [...replaced.keys()].join(',')]);
     return this.read();
   }
-}
-
-function pairs(flat: string[]): [string, string][] {
-  const out: [string, string][] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i] as string, flat[i + 1] as string]);
-  return out;
 }

@@ -25,6 +25,8 @@ export class RedisState {
   private readonly endedListeners = new Set<(key: string) => void>();
 
   private constructor(
+    /** host:port (for messages; no credentials). */
+    readonly where: string,
     private readonly onError: (error: Error) => void,
     /** Commands (shared with other stores: pins). */
     readonly redis: RedisCommands,
@@ -60,6 +62,7 @@ export class RedisState {
     await subscriber.connect();
     started = true;
     const state: RedisState = new RedisState(
+      where,
       onError,
       { sendCommand: (args) => client.sendCommand(args) as Promise<unknown> },
       [() => subscriber.quit(), () => client.quit()],
@@ -182,6 +185,14 @@ function parseEventId(eventId: string): { streamId: string; position: string } |
 function fieldOf(fields: string[], name: string): string | undefined {
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
   return undefined;
+}
+
+/** The field/value pairs of an HGETALL reply (a flat array over RESP2, a map over RESP3). */
+export function hashEntries(reply: unknown): [string, string][] {
+  if (!Array.isArray(reply)) return Object.entries((reply ?? {}) as Record<string, string>);
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < reply.length; i += 2) out.push([String(reply[i]), String(reply[i + 1])]);
+  return out;
 }
 
 /** host:port of a redis:// URL, without credentials (for messages). */
