@@ -43,6 +43,9 @@ export class RedisState {
     let started = false;
     const client = createClient({
       url,
+      // While Redis is away a command fails at once instead of waiting in a queue: sessions keep working
+      // (their ids are sealed), only what lives in Redis is missing until it is back.
+      disableOfflineQueue: true,
       socket: { reconnectStrategy: (retries: number) => (started ? Math.min(retries * 100, 2000) : false) },
     });
     client.on('error', (error: Error) => {
@@ -65,7 +68,8 @@ export class RedisState {
       where,
       onError,
       { sendCommand: (args) => client.sendCommand(args) as Promise<unknown> },
-      [() => subscriber.quit(), () => client.quit()],
+      // Pending commands are waited for while Redis is there; when it is not, nothing waits.
+      [subscriber, client].map((c) => async () => (c.isReady ? c.close() : c.destroy())),
       (channel, listener) => subscriber.subscribe(channel, listener),
     );
     await state.subscribe(ENDED_CHANNEL, (key) => {
@@ -131,8 +135,14 @@ export class SessionEventStore implements EventStore {
     if (this.writes++ % 32 === 0)
       void this.redis.sendCommand(['EXPIRE', this.key, String(EVENTS_TTL_S)]).catch(this.failed);
     if (streamId === STANDALONE) {
-      const entry = (await this.redis.sendCommand([...add, 'm', JSON.stringify(message)])) as string;
-      return `${streamId}/${entry}`;
+      try {
+        const entry = (await this.redis.sendCommand([...add, 'm', JSON.stringify(message)])) as string;
+        return `${streamId}/${entry}`;
+      } catch (error) {
+        // The notification still goes out live; only its replay is lost.
+        this.failed(error as Error);
+        return `${streamId}/c0`;
+      }
     }
     const n = (this.counters.get(streamId) ?? 0) + 1;
     this.counters.set(streamId, n);
@@ -167,8 +177,16 @@ export class SessionEventStore implements EventStore {
     return parsed.streamId;
   }
 
-  private readonly failed = (error: Error) =>
-    this.onError(new Error(`cannot store an SSE event: ${error.message}`));
+  private failing = false;
+  /** One line per outage, not one per event. */
+  private readonly failed = (error: Error) => {
+    if (this.failing) return;
+    this.failing = true;
+    this.onError(new Error(`cannot store SSE events (no resumption until Redis is back): ${error.message}`));
+    setTimeout(() => {
+      this.failing = false;
+    }, 10_000).unref();
+  };
 }
 
 /** The SDK's id of a session's standalone (GET) SSE stream. */

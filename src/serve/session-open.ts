@@ -78,7 +78,8 @@ export async function resumeSession(maker: SessionMaker, id: string): Promise<Ht
   const shared = maker.shared;
   const sealed = shared?.seal.open(id);
   if (!shared || !sealed) return undefined;
-  if (await shared.state?.sessionEnded(id)) return undefined;
+  // Redis away: the sealed id still stands (availability first; a DELETE made meanwhile counts once it is back).
+  if (await shared.state?.sessionEnded(id).catch(() => false)) return undefined;
   const events = shared.state?.eventStore(id);
   if (events) events.muted = true;
   const { transport, session } = await build(maker, id, events);

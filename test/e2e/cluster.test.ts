@@ -11,6 +11,7 @@ import { eventually } from '../helpers/eventually.js';
 import { processState } from '../helpers/process-table.js';
 import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
 import { everything } from '../helpers/servers.js';
+import { sseEvents } from '../helpers/sse.js';
 
 // The cluster walkthrough of docs/scale-out.md, as a user runs it: scripts/cluster.mjs starts nginx (round
 // robin, no affinity) in front of 3 gateway replicas sharing a session key and Redis; clients see one gateway.
@@ -36,18 +37,6 @@ async function toolNames(url: string): Promise<string[]> {
   } finally {
     await client.close();
   }
-}
-
-/** The SSE events of a body: id and parsed data (the priming event has no data). */
-function events(text: string): { id?: string; data?: Record<string, unknown> }[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const id = /^id: (.*)$/mu.exec(block)?.[1];
-      const data = /^data: (.+)$/mu.exec(block)?.[1];
-      return { ...(id ? { id } : {}), ...(data ? { data: JSON.parse(data) } : {}) };
-    });
 }
 
 describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gateway replicas + Redis', () => {
@@ -183,7 +172,7 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
     let seen = '';
     while (!seen.includes('"progress":1')) seen += decoder.decode((await reader.read()).value);
     await reader.cancel(); // the connection drops after the first step
-    const last = events(seen)
+    const last = sseEvents(seen)
       .filter((e) => e.id)
       .at(-1)?.id as string;
     const resumed = await eventually(async () => {
@@ -193,7 +182,7 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
       const text = await response.text();
       return text.includes('Long running operation completed') ? text : undefined;
     });
-    const got = events(resumed).map((e) => e.data);
+    const got = sseEvents(resumed).map((e) => e.data);
     const progress = got
       .map((d) => (d?.params as { progress?: number } | undefined)?.progress)
       .filter(Boolean);

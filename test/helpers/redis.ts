@@ -48,7 +48,7 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     port,
     close: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const gone = new Promise((done) => child.once('exit', done));
         child.kill('SIGKILL');
         await gone;

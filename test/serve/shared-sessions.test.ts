@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { createHttpHandler, type HttpHandler, RedisState, SessionSeal } from '../../src/serve/index.js';
 import { eventually } from '../helpers/eventually.js';
 import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
+import { sseEvents } from '../helpers/sse.js';
 
 // Replicas in-process: handlers that share a session key (and Redis) but nothing else, as replicas behind a
 // load balancer with no affinity.
@@ -53,18 +54,6 @@ async function open(handler: HttpHandler): Promise<Record<string, string>> {
   const headers = { 'mcp-session-id': id, 'mcp-protocol-version': VERSION };
   await (await post(handler, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
   return headers;
-}
-
-/** The SSE events of a body: id and parsed data, the priming event ({} / empty data) included. */
-function events(text: string): { id?: string; data?: Record<string, unknown> }[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const id = /^id: (.*)$/mu.exec(block)?.[1];
-      const data = /^data: (.+)$/mu.exec(block)?.[1];
-      return { ...(id ? { id } : {}), ...(data ? { data: JSON.parse(data) } : {}) };
-    });
 }
 
 const handlers: HttpHandler[] = [];
@@ -135,7 +124,7 @@ describe.skipIf(!hasRedis())('with Redis: resumption and ends shared by replicas
     const decoder = new TextDecoder();
     while (!seen.includes('step 1')) seen += decoder.decode((await reader.read()).value);
     await reader.cancel(); // the client's connection drops here
-    const last = events(seen)
+    const last = sseEvents(seen)
       .filter((e) => e.id)
       .at(-1)?.id as string;
     go(1);
@@ -149,7 +138,7 @@ describe.skipIf(!hasRedis())('with Redis: resumption and ends shared by replicas
       const text = await response.text();
       return text.includes('all steps done') ? text : undefined;
     });
-    const data = events(resumed).map((e) => e.data);
+    const data = sseEvents(resumed).map((e) => e.data);
     expect(
       data.map(
         (d) => (d?.params as { data?: string } | undefined)?.data ?? (d?.result ? 'result' : undefined),
@@ -170,5 +159,39 @@ describe.skipIf(!hasRedis())('with Redis: resumption and ends shared by replicas
     await eventually(() => (b.sessions === 0 ? true : undefined));
     expect((await post(b, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers)).status).toBe(404);
     expect((await post(c, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, headers)).status).toBe(404);
+  });
+});
+
+describe.skipIf(!hasRedis())('with Redis gone', () => {
+  it('a session still moves between replicas (its id is sealed); one line says resumption is off', async () => {
+    const redis = await startRedis();
+    const errors: string[] = [];
+    const connect = () => RedisState.connect(redis.url, (error) => errors.push(error.message));
+    const [stateA, stateB] = [await connect(), await connect()];
+    try {
+      const { factory, go } = stepServer();
+      const seal = new SessionSeal(KEY);
+      const a = replica(factory, { shared: { seal, state: stateA } });
+      const b = replica(factory, { shared: { seal, state: stateB } });
+      const headers = await open(a);
+      await redis.close();
+      for (let i = 0; i < 3; i++) go(i);
+      const call = await post(
+        b,
+        { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'steps', arguments: {} } },
+        headers,
+      );
+      expect(call.status).toBe(200);
+      expect(await call.text()).toContain('all steps done');
+      await eventually(() =>
+        errors.some((e) => e.startsWith('cannot store SSE events (no resumption until Redis is back)'))
+          ? true
+          : undefined,
+      );
+    } finally {
+      await stateA.close();
+      await stateB.close();
+      await redis.close();
+    }
   });
 });
