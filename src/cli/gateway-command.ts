@@ -107,9 +107,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       const port = await bindFirst(flags);
       // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.
       reapGroupsOnAbruptExit();
-      // Replicas share pins through the same Redis as their sessions, so it is connected before the gateway starts.
-      const replica = flags.transport === 'http' ? await replicaState(flags, io, 'mcpkit gateway') : {};
+      let replica: Awaited<ReturnType<typeof replicaState>> = {};
       try {
+        // Replicas share pins through the same Redis as their sessions: connected before the gateway starts.
+        if (flags.transport === 'http') replica = await replicaState(flags, io, 'mcpkit gateway');
         const location = { cwd: io.cwd, env: io.env };
         const selection = {
           ...(flags.only ? { only: flags.only } : {}),

@@ -54,6 +54,7 @@ export class RedisState {
     try {
       await client.connect();
     } catch (cause) {
+      client.destroy();
       throw new McpkitError(
         'SERVER_UNAVAILABLE',
         `cannot reach Redis at ${where}: ${(cause as Error).message || String(cause)}; start it or fix --state`,

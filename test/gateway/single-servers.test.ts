@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { asReplica } from '../../src/gateway/index.js';
 import { serveOverHttp } from '../../src/serve/index.js';
-import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
+import { CLI, createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
 
 describe('a server marked `single`: run once, reached by replicas over HTTP', () => {
   it('asReplica turns it into an HTTP entry at its URL, keeping its common options', () => {
@@ -82,5 +82,25 @@ describe('a server marked `single`: run once, reached by replicas over HTTP', ()
       await gone;
       await single.close();
     }
+  });
+
+  it('a replica whose Redis is unreachable says so in one line and exits 1 (no port left held)', async () => {
+    ws = await createWorkspace();
+    const key = join(ws.root, 'session.key');
+    await writeFile(key, 'z'.repeat(40));
+    const result = await runCli(ws, [
+      'gateway',
+      '-t',
+      'http',
+      '--no-search',
+      '--session-key',
+      key,
+      '--state',
+      'redis://127.0.0.1:1',
+    ]);
+    expect([result.code, result.stderr]).toEqual([
+      1,
+      'mcpkit: cannot reach Redis at 127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1; start it or fix --state\n',
+    ]);
   });
 });
