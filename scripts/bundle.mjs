@@ -27,6 +27,6 @@ await build({
   },
   // Loads its own tree-sitter.wasm next to its module file. The database drivers (code search's --db) load only
   // when a --db needs them, from node_modules as they ship: sql.js finds its .wasm beside its own module.
-  external: ['web-tree-sitter', 'pg', 'mysql2', 'sql.js'],
+  external: ['web-tree-sitter', 'pg', 'mysql2', 'sql.js', 'redis'],
   logLevel: 'warning',
 });

@@ -1,11 +1,16 @@
 import type { Command } from 'commander';
-import { FileTokenStore, type RuntimeServerConfig, type ServerAuthRecord } from '../client/index.js';
+import type { RuntimeServerConfig, ServerAuthRecord } from '../client/index.js';
 import { expandServerEntry, isStdioServer } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import type { CliIO } from './io.js';
 import { cliAuth } from './login-prompt.js';
+import { tokenStoreFor } from './scale-out.js';
 import { only, withRuntime } from './server-runtime.js';
 import { resolveTargets } from './target.js';
+
+const STATE_FLAG = '--state <url>';
+const STATE_HELP =
+  'the token store of gateway replicas: redis://host:port, encrypted with --session-key / MCPKIT_SESSION_KEY (or MCPKIT_STATE)';
 
 /** `mcpkit auth login|logout|status`: OAuth logins to remote servers, kept in the user's token store. */
 export function registerAuthCommands(program: Command, io: CliIO): void {
@@ -21,60 +26,81 @@ export function registerAuthCommands(program: Command, io: CliIO): void {
       '--headless',
       'fetch the authorization URL here and follow its redirects, no browser: only for authorization servers that approve without a user (test servers)',
     )
-    .action(async (server: string, opts: { browser: boolean; headless?: boolean }) => {
-      const target = await remoteTarget(io, server);
-      const store = FileTokenStore.forUser(io.env);
-      // A new login, not the old tokens: the registered client is kept.
-      await store.update(target.url, (record) => {
-        for (const issuer of Object.values(record.issuers)) delete issuer.tokens;
-        return record;
-      });
-      const display = { browser: opts.browser, headless: opts.headless === true, always: true };
-      await withRuntime(
-        io,
-        [target.config],
-        'fail-fast',
-        async (runtime) => {
-          only(runtime);
-          const record = await store.read(target.url);
-          const tokens = record?.issuer ? record.issuers[record.issuer]?.tokens : undefined;
-          if (!tokens) {
-            io.out(`server "${target.config.name}" did not ask for a login (it answers without one)\n`);
-            return;
-          }
-          io.out(`logged in to server "${target.config.name}"${describeTokens(record)}\n`);
-        },
-        { ...cliAuth(io, display), store },
-      );
-    });
+    .option(STATE_FLAG, STATE_HELP)
+    .option('--session-key <file>', "the replicas' key file (or MCPKIT_SESSION_KEY)")
+    .action(
+      async (
+        server: string,
+        opts: { browser: boolean; headless?: boolean; state?: string; sessionKey?: string },
+      ) => {
+        const target = await remoteTarget(io, server);
+        const { store, close } = await tokenStoreFor(opts, io);
+        try {
+          // A new login, not the old tokens: the registered client is kept.
+          await store.update(target.url, (record) => {
+            for (const issuer of Object.values(record.issuers)) delete issuer.tokens;
+            return record;
+          });
+          const display = { browser: opts.browser, headless: opts.headless === true, always: true };
+          await withRuntime(
+            io,
+            [target.config],
+            'fail-fast',
+            async (runtime) => {
+              only(runtime);
+              const record = await store.read(target.url);
+              const tokens = record?.issuer ? record.issuers[record.issuer]?.tokens : undefined;
+              if (!tokens) {
+                io.out(`server "${target.config.name}" did not ask for a login (it answers without one)\n`);
+                return;
+              }
+              io.out(`logged in to server "${target.config.name}"${describeTokens(record)}\n`);
+            },
+            { ...cliAuth(io, display), store },
+          );
+        } finally {
+          await close();
+        }
+      },
+    );
   auth
     .command('logout')
     .description("forget a server's tokens (and its client registration)")
     .argument('<server>', 'configured name or URL')
-    .action(async (server: string) => {
+    .option(STATE_FLAG, STATE_HELP)
+    .option('--session-key <file>', "the replicas' key file (or MCPKIT_SESSION_KEY)")
+    .action(async (server: string, opts: { state?: string; sessionKey?: string }) => {
       const target = await remoteTarget(io, server);
-      const store = FileTokenStore.forUser(io.env);
-      const had = await store.read(target.url);
-      await store.update(target.url, () => undefined);
-      io.out(
-        had
-          ? `logged out of server "${target.config.name}"\n`
-          : `server "${target.config.name}" had no login\n`,
-      );
+      const { store, close } = await tokenStoreFor(opts, io);
+      try {
+        const had = await store.read(target.url);
+        await store.update(target.url, () => undefined);
+        io.out(
+          had
+            ? `logged out of server "${target.config.name}"\n`
+            : `server "${target.config.name}" had no login\n`,
+        );
+      } finally {
+        await close();
+      }
     });
   auth
     .command('status')
     .description('list the servers logged in to: scopes, expiry, where the tokens are stored')
     .option('--json', 'print JSON (never the tokens themselves)')
-    .action(async (opts: { json?: boolean }) => {
-      const store = FileTokenStore.forUser(io.env);
-      const records = await store.list();
+    .option(STATE_FLAG, STATE_HELP)
+    .option('--session-key <file>', "the replicas' key file (or MCPKIT_SESSION_KEY)")
+    .action(async (opts: { json?: boolean; state?: string; sessionKey?: string }) => {
+      const { store, close } = await tokenStoreFor(opts, io);
+      const records = await store.list().finally(close);
       if (opts.json) {
         const servers = records.map(statusOf);
         io.out(`${JSON.stringify({ store: store.location, servers }, null, 2)}\n`);
         return;
       }
-      io.out(`tokens: ${store.location} (file store only; no keychain)\n`);
+      io.out(
+        `tokens: ${store.location}${store.location.startsWith('file') ? ' (file store only; no keychain)' : ''}\n`,
+      );
       if (records.length === 0) io.out('no logins\n');
       for (const record of records) {
         const status = statusOf(record);

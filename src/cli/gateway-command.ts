@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { Runtime, type RuntimeServerConfig } from '../client/index.js';
+import { RedisTokenStore, Runtime, type RuntimeServerConfig } from '../client/index.js';
 import {
   findProfile,
   findServer,
@@ -10,11 +10,15 @@ import {
   userConfigDir,
 } from '../config/index.js';
 import {
+  asReplica,
   Gateway,
   LogBuffer,
+  PINS_CHANNEL,
   type PinMode,
   PinStore,
   type PrefixMode,
+  RedisPins,
+  revealedOverRedis,
   selectedServers,
   watchFiles,
 } from '../gateway/index.js';
@@ -26,6 +30,7 @@ import { type ObserverFlags, startObservers } from './gateway-observers.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
+import { replicaState, stateUrl } from './scale-out.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
@@ -135,7 +140,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       const port = await bindFirst(flags);
       // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.
       reapGroupsOnAbruptExit();
+      let replica: Awaited<ReturnType<typeof replicaState>> = {};
       try {
+        // Replicas share pins through the same Redis as their sessions: connected before the gateway starts.
+        if (flags.transport === 'http') replica = await replicaState(flags, io, 'mcpkit gateway');
         const location = { cwd: io.cwd, env: io.env };
         let profiles = await loadProfiles(location);
         for (const warning of profiles.warnings) io.err(`mcpkit gateway: ${warning}\n`);
@@ -179,11 +187,13 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           io.err(
             `mcpkit gateway: no servers configured; serving code search over ${io.cwd} (add servers with \`mcpkit add\`)\n`,
           );
+        // A replica reaches a server marked `single` at its URL instead of starting its own.
         const withBuiltIn = (servers: RuntimeServerConfig[]) => [
           ...builtIn.filter((b) => !servers.some((s) => s.name === b.name)),
-          ...servers,
+          ...(replica.shared ? asReplica(servers) : servers),
         ];
         const logs = new LogBuffer();
+        const revealed = replica.state ? revealedOverRedis(replica.state) : undefined;
         const gateway = await Gateway.create({
           servers: withBuiltIn(first.servers),
           prefix: flags.prefix,
@@ -195,6 +205,9 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           maxResultTokens: flags.maxResultTokens,
           profiles: profiles.profiles,
           ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+          ...(replica.state ? { pinStore: new RedisPins(replica.state.redis) } : {}),
+          ...(revealed ? { shareRevealed: revealed.publish } : {}),
+          ...(replica.state ? { tokenStore: RedisTokenStore.over(replica.state, replica.secret ?? '') } : {}),
           env: io.env,
           log: (message) => {
             io.err(`mcpkit gateway: ${message}\n`);
@@ -232,6 +245,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
               }),
             ]
           : [];
+        await revealed?.attach(gateway);
+        await replica.state?.subscribe(PINS_CHANNEL, () => {
+          gateway.reloadPins().catch((error: Error) => io.err(`mcpkit gateway: ${error.message}\n`));
+        });
         const served = flags.profile === undefined ? gateway : gateway.profile(flags.profile);
         const tools = (await served.catalog()).tools.length;
         const ready = gateway.status().filter((s) => s.state === 'ready').length;
@@ -259,9 +276,13 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             mounts: flags.profile === undefined ? profileMounts(gateway, Object.keys(profiles.profiles)) : [],
             ...(observers.pages ? { pages: observers.pages } : {}),
             ...(observers.onListening ? { onListening: observers.onListening } : {}),
+            ...(replica.shared ? { shared: replica.shared } : {}),
+            // Ready once an upstream is (a replica with none would only answer errors).
+            ready: () => gateway.status().some((s) => s.state === 'ready') || gateway.status().length === 0,
           },
         );
       } finally {
+        await replica.state?.close();
         await port?.release();
       }
     });
@@ -270,15 +291,22 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     .command('trust')
     .description("accept a server's current tool definitions (after `mcpkit gateway` reported a change)")
     .argument('<server>', 'a configured server name')
-    .action(async (name: string) => {
+    .option('--state <url>', 'the redis://host:port gateway replicas share pins in (or MCPKIT_STATE)')
+    .action(async (name: string, flags: { state?: string }) => {
       const config = await loadConfig({ cwd: io.cwd, env: io.env });
       const server = findServer(config, name);
-      const pins = await new PinStore(`${userConfigDir(io.env)}/pins.json`).load();
-      const runtime = await Runtime.create({
-        servers: [{ name: server.name, entry: server.entry }],
-        env: io.env,
-      });
+      const url = stateUrl(flags, io);
+      const { RedisState } = await import('../serve/index.js');
+      const state = url === undefined ? undefined : await RedisState.connect(url);
+      let runtime: Runtime | undefined;
       try {
+        const pins = await new PinStore(
+          state ? new RedisPins(state.redis) : `${userConfigDir(io.env)}/pins.json`,
+        ).load();
+        runtime = await Runtime.create({
+          servers: [{ name: server.name, entry: server.entry }],
+          env: io.env,
+        });
         const tools = await runtime.server(server.name).listTools();
         const { pinned, changed } = pins.trust(server.name, tools);
         await pins.save();
@@ -286,7 +314,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           `trusted ${pinned} tool${pinned === 1 ? '' : 's'} of ${server.name} (${changed} changed since pinned)\n`,
         );
       } finally {
-        await runtime.close();
+        await runtime?.close();
+        await state?.close();
       }
     });
 }

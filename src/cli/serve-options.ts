@@ -49,6 +49,19 @@ export function addServeOptions(command: Command): Command {
       'HTTP: a Host name clients may use besides localhost (repeatable)',
       collect,
       [],
+    )
+    .option(
+      '--session-key <file>',
+      'HTTP: replicas behind a load balancer seal 2025 session ids with this shared key (or MCPKIT_SESSION_KEY)',
+    )
+    .option(
+      '--state <url>',
+      'HTTP: redis://host:port shared by replicas: SSE resumption, ended sessions, pins (or MCPKIT_STATE)',
+    )
+    .option(
+      '--drain <seconds>',
+      'HTTP: on SIGTERM, stop accepting and let calls in progress finish this long (default 10)',
+      positiveInteger('--drain'),
     );
 }
 
@@ -136,6 +149,9 @@ export function checkServeFlags(name: string, flags: ServeFlags): void {
     flags.oauthIssuer !== undefined ? '--oauth-issuer' : '',
     ...oauthDetails(flags),
     (flags.allowHost ?? []).length > 0 ? '--allow-host' : '',
+    flags.sessionKey !== undefined ? '--session-key' : '',
+    flags.state !== undefined ? '--state' : '',
+    flags.drain !== undefined ? '--drain' : '',
   ].filter(Boolean);
   if (httpOnly.length > 0)
     usage(`${httpOnly.join(', ')}: only with -t http (${name} serves stdio otherwise)`);

@@ -7,10 +7,11 @@ import type { ServeHttpOptions } from '../serve/http.js';
 import type { ProtectedResource } from '../serve/protected-resource.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
+import { type ReplicaFlags, replicaState } from './scale-out.js';
 import { allowedHosts, authMode } from './serve-options.js';
 
 /** Where to serve: stdio, or HTTP on host:port. */
-export interface ServeFlags {
+export interface ServeFlags extends ReplicaFlags {
   transport?: 'stdio' | 'http' | 'sse';
   host: string;
   port?: number;
@@ -35,7 +36,11 @@ export interface ServeFlags {
   tokens?: string;
   /** Host names accepted besides loopback. */
   allowHost?: string[];
+  /** Seconds a SIGTERM lets HTTP calls in progress finish. */
+  drain?: number;
 }
+
+const DEFAULT_DRAIN_S = 10;
 
 /**
  * How long `shutdown` may take before every child process group still there is SIGKILLed. Clients
@@ -56,7 +61,7 @@ export async function serveUntilDone(
   label: string,
   shutdown: () => Promise<void>,
   intercept?: FrameIntercept,
-  httpOptions: Pick<ServeHttpOptions, 'bus' | 'toolSchema' | 'mounts' | 'pages'> & {
+  httpOptions: Pick<ServeHttpOptions, 'bus' | 'toolSchema' | 'mounts' | 'pages' | 'shared' | 'ready'> & {
     /** Told the MCP endpoint's URL once HTTP serves. */
     onListening?: (url: string) => Promise<void>;
   } = {},
@@ -71,11 +76,13 @@ export async function serveUntilDone(
   reapGroupsOnAbruptExit();
   // Closing the front (the client's side) counts against the budget too: nothing may hold up the kill.
   let closeFront: () => Promise<void> = async () => undefined;
+  let drain: () => Promise<void> = async () => undefined;
   try {
     if (flags.transport === 'http') {
       const { serveOverHttp } = await import('../serve/http.js');
       const tokens = await bearerTokens(io, flags, label);
       const oauth = await protectedResource(flags, (error) => io.err(`${label}: ${error.message}\n`));
+      const replica = httpOptions.shared ? {} : await replicaState(flags, io, label);
       const hosts = allowedHosts(flags);
       const { onListening, ...endpoint } = httpOptions;
       const http = await serveOverHttp(factory, {
@@ -84,6 +91,7 @@ export async function serveUntilDone(
         ...(oauth ? { protectedResource: oauth } : {}),
         ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
         ...(intercept ? { intercept } : {}),
+        ...(replica.shared ? { shared: replica.shared } : {}),
         ...endpoint,
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.sessionIdle ? { idleMs: flags.sessionIdle * 1000 } : {}),
@@ -94,7 +102,15 @@ export async function serveUntilDone(
             io.err(`${label}: closed an HTTP session (${reason})\n`);
         },
       });
-      closeFront = () => http.close();
+      closeFront = async () => {
+        await http.close();
+        await replica.state?.close();
+      };
+      drain = async () => {
+        const limit = (flags.drain ?? DEFAULT_DRAIN_S) * 1000;
+        if (!(await http.drain(limit)))
+          io.err(`${label}: calls still in progress after ${limit / 1000} s; ending them\n`);
+      };
       if (oauth && flags.oauthResource === undefined) oauth.serveAt(http.url);
       const guard = tokens
         ? ` (bearer tokens: ${tokens.names.join(', ')})`
@@ -110,6 +126,8 @@ export async function serveUntilDone(
       closeFront = () => handle.close();
     }
     await done;
+    // Stop taking requests and let the calls in progress end (the balancer moves on to other replicas).
+    await drain();
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

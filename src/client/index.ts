@@ -13,6 +13,7 @@ export {
   type ServerAuthRecord,
   type TokenStore,
 } from './auth/token-store.js';
+export { RedisTokenStore } from './auth/token-store-redis.js';
 export type { ConnectAttempt, Wire } from './connect-plan.js';
 export type {
   FailureCategory,

@@ -47,6 +47,14 @@ export const StdioServerSchema = z.looseObject({
   cwd: z.string().min(1).optional(),
   /** Pass the whole parent environment, not only the safe list (PATH, HOME, proxies, CA, locale…). */
   inheritEnv: z.boolean().optional(),
+  /**
+   * For gateway replicas (`--session-key`): this server must run once (it keeps state), so replicas do not
+   * start it but reach it at this URL, where one process serves it (docs/scale-out.md).
+   */
+  single: z
+    .string()
+    .regex(/^(https?:\/\/|\$\{)/i, 'must be an http:// or https:// URL')
+    .optional(),
   ...commonShape,
 });
 

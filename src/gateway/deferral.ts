@@ -44,7 +44,14 @@ export class Deferral {
     private readonly threshold: number,
     /** Called when a client's list grew (send it tools/list_changed). */
     private readonly grew: (identity: string) => void,
+    /** Tells the other replicas what a search revealed to a client (see `shareRevealed`). */
+    private readonly share?: (identity: string, names: string[]) => void,
   ) {}
+
+  /** What a search on another replica revealed to a client that may come here next. */
+  revealedElsewhere(identity: string, names: string[]): void {
+    this.reveal(identity, names);
+  }
 
   /** Whether this catalog is served deferred. */
   deferred(catalog: Catalog): boolean {
@@ -67,11 +74,11 @@ export class Deferral {
       typeof args.limit === 'number' && args.limit >= 1 ? Math.min(Math.floor(args.limit), 50) : 5;
     if (this.search?.catalog !== catalog) this.search = { catalog, index: new ToolSearch(catalog.tools) };
     const matches = this.search.index.search(args.query, limit);
-    if (this.deferred(catalog))
-      this.reveal(
-        identity,
-        matches.map((m) => m.name),
-      );
+    if (this.deferred(catalog)) {
+      const names = matches.map((m) => m.name);
+      this.reveal(identity, names);
+      if (names.length > 0) this.share?.(identity, names);
+    }
     return toolSearchResult(args.query, matches, catalog.tools.length);
   }
 

@@ -9,6 +9,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ListKind, RuntimeHandlers } from '../client/index.js';
+import { sessionKey } from '../serve/index.js';
 import type { Asker } from './input-flows.js';
 
 /** One client connection (or, for stateless HTTP, one request) the gateway serves. */
@@ -16,10 +17,11 @@ export interface Downstream {
   server: Server;
   era: ProtocolEra;
   /**
-   * A 2025-era connection's own identity (`session:<n>`), for what tool_search revealed to it; undefined
+   * A 2025-era connection's own identity, for what tool_search revealed to it: `session:<key>` from its
+   * HTTP session id (the same on every replica that serves the session), else `session:<n>`; undefined
    * for a 2026-07-28 request, whose client is known by its `_meta` (see `identityOf`).
    */
-  identity?: string;
+  readonly identity?: string;
   /** The level the client asked for with logging/setLevel; undefined: everything. */
   logLevel?: LoggingLevel;
   /** Resource URIs the client subscribed to. */
@@ -65,12 +67,20 @@ export class Downstreams {
 
   /** Registers a server instance made by the gateway's factory; forgotten when it closes (`onClose`). */
   track(server: Server, era: ProtocolEra, onClose?: (downstream: Downstream) => void): Downstream {
-    const downstream: Downstream = {
-      server,
-      era,
-      subscriptions: new Set(),
-      ...(era === 'legacy' ? { identity: `session:${++this.sessions}` } : {}),
-    };
+    const own = `session:${++this.sessions}`;
+    const downstream: Downstream =
+      era === 'legacy'
+        ? {
+            server,
+            era,
+            subscriptions: new Set(),
+            // Read when used: the session id exists once the transport is connected.
+            get identity() {
+              const id = server.transport?.sessionId;
+              return id === undefined ? own : `session:${sessionKey(id)}`;
+            },
+          }
+        : { server, era, subscriptions: new Set() };
     this.live.add(downstream);
     const previous = server.onclose;
     server.onclose = () => {

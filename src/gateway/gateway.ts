@@ -8,7 +8,7 @@ import {
   Server,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import type { ListKind, RuntimeServerConfig } from '../client/index.js';
+import type { ListKind, RuntimeServerConfig, TokenStore } from '../client/index.js';
 import { type Profile, userConfigDir } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
@@ -22,7 +22,7 @@ import { Downstreams } from './downstream.js';
 import { toolCallFastPath } from './fast-path.js';
 import { InputFlows } from './input-flows.js';
 import { loginByElicitation, urlOpener } from './login-elicitation.js';
-import { type PinMode, PinStore, type PinVerdict } from './pins.js';
+import { type PinBackend, type PinMode, PinStore, type PinVerdict } from './pins.js';
 import { type ProfileView, profileView } from './profiles.js';
 import { type HandlerHost, installHandlers } from './proxy-handlers.js';
 import { capResult } from './result-cap.js';
@@ -49,6 +49,12 @@ export interface GatewayOptions extends Omit<UpstreamsOptions, 'handlers' | 'log
   pin?: PinMode;
   /** Where pins are kept; default `<user config dir>/pins.json`. */
   pinFile?: string;
+  /** Where pins are kept instead of a file (replicas share one: `RedisPins`). */
+  pinStore?: PinBackend;
+  /** Where OAuth logins of remote upstreams are kept (default: the user's file store; replicas: `RedisTokenStore`). */
+  tokenStore?: TokenStore;
+  /** Tells other replicas what tool_search revealed to a client (`shareRevealed` wires it to Redis). */
+  shareRevealed?: (identity: string, names: string[]) => void;
   /**
    * Where the finished tasks the gateway ran for its clients are kept across restarts; default
    * `<user config dir>/gateway-tasks.json`.
@@ -170,7 +176,7 @@ export class Gateway {
     const mode = options.pin ?? 'warn';
     if (mode !== 'off') {
       const file = options.pinFile ?? join(userConfigDir(options.env ?? process.env), 'pins.json');
-      gateway.pins = await new PinStore(file).load();
+      gateway.pins = await new PinStore(options.pinStore ?? file).load();
     }
     const taskFile =
       options.taskFile ?? join(userConfigDir(options.env ?? process.env), 'gateway-tasks.json');
@@ -181,6 +187,7 @@ export class Gateway {
       log: gateway.log,
       // An upstream's login goes to a client that can open URLs; without one, `mcpkit auth login`.
       auth: {
+        ...(options.tokenStore ? { store: options.tokenStore } : {}),
         onAuthorizationUrl: loginByElicitation(gateway.downstreams),
         canShowLogin: () => urlOpener(gateway.downstreams) !== undefined,
       },
@@ -310,6 +317,11 @@ export class Gateway {
     this.invalidate(['tools']);
   }
 
+  /** What tool_search on another replica revealed to a client (its list grows here too). */
+  revealedElsewhere(identity: string, names: string[]): void {
+    for (const { deferral } of this.endpoints.values()) deferral.revealedElsewhere(identity, names);
+  }
+
   /** Re-reads the pin file (after `mcpkit trust`), so trusted tools reappear. */
   async reloadPins(): Promise<void> {
     if (!this.pins) return;
@@ -363,8 +375,10 @@ export class Gateway {
 
   /** An endpoint over every tool (no view) or a profile's: a router that sees only its tools. */
   private endpoint(view: ProfileView | undefined): Endpoint {
-    const deferral = new Deferral(this.options.deferThreshold ?? Number.POSITIVE_INFINITY, (identity) =>
-      this.downstreams.listChanged(['tools'], identity),
+    const deferral = new Deferral(
+      this.options.deferThreshold ?? Number.POSITIVE_INFINITY,
+      (identity) => this.downstreams.listChanged(['tools'], identity),
+      this.options.shareRevealed,
     );
     const catalog = async () => (view ? view.of(await this.catalog()) : this.catalog());
     const router = new ToolRouter({

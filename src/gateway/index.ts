@@ -11,8 +11,21 @@ export {
 export { type ServerSelection, selectedServers, type Watch, watchFiles } from './config-source.js';
 export { Dashboard, type DashboardOptions, LogBuffer, type LogLine } from './dashboard/index.js';
 export { Gateway, type GatewayOptions, type GatewayProfile } from './gateway.js';
-export { type PinMode, PinStore, type PinVerdict, toolFingerprint } from './pins.js';
+export {
+  FilePins,
+  type PinBackend,
+  type PinMode,
+  type PinRecord,
+  type PinSighting,
+  PinStore,
+  type PinTable,
+  type PinVerdict,
+  toolFingerprint,
+} from './pins.js';
+export { PINS_CHANNEL, RedisPins } from './pins-redis.js';
 export { STATUS_URI } from './proxy-handlers.js';
+export { type RevealedTarget, revealedOverRedis } from './revealed-redis.js';
+export { asReplica } from './single-servers.js';
 export { CallTelemetry } from './telemetry.js';
 export { startTelemetryExport, type TelemetryExport, telemetryWanted } from './telemetry-export.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';

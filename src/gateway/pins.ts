@@ -9,14 +9,9 @@ export type PinMode = 'off' | 'warn' | 'strict';
 /** The verdict on one tool. */
 export type PinVerdict = 'new' | 'same' | 'changed';
 
-interface PinRecord {
-  hash: string;
-  pinnedAt: string;
-}
-
 interface PinFile {
   version: 1;
-  servers: Record<string, Record<string, PinRecord>>;
+  servers: PinTable;
 }
 
 /**
@@ -46,33 +41,46 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/**
- * Tool pins (rug-pull protection): the first definition seen of each tool is remembered in a file in the
- * user config dir; later definitions are compared with it. `trust` replaces a server's pins.
- */
-export class PinStore {
-  private data: PinFile = { version: 1, servers: {} };
-  private writing: Promise<void> = Promise.resolve();
-  /** Changes not yet written: first sightings, and servers whose pins `trust` replaced. */
-  private readonly added: { server: string; tool: string; pin: PinRecord }[] = [];
-  private readonly replaced = new Map<string, Record<string, PinRecord>>();
+/** One pin: a tool's fingerprint and when it was taken. */
+export interface PinRecord {
+  hash: string;
+  pinnedAt: string;
+}
 
+/** Every server's pins: server → tool → pin. */
+export type PinTable = Record<string, Record<string, PinRecord>>;
+
+/** A first sighting of a tool, to be pinned unless a pin is there by now. */
+export interface PinSighting {
+  server: string;
+  tool: string;
+  pin: PinRecord;
+}
+
+/**
+ * Where pins live: a file (one machine) or a shared store (replicas, see `RedisPins`). `write` applies
+ * `trust` replacements whole and first sightings only where no pin is, and returns the table after.
+ */
+export interface PinBackend {
+  read(): Promise<PinTable>;
+  write(
+    replaced: ReadonlyMap<string, Record<string, PinRecord>>,
+    added: readonly PinSighting[],
+  ): Promise<PinTable>;
+}
+
+/** Pins in a JSON file (the default: `<user config dir>/pins.json`), merged on write so processes never undo each other. */
+export class FilePins implements PinBackend {
   constructor(readonly file: string) {}
 
-  /** Reads the pin file (a missing file is an empty store; an unreadable one an error naming it). */
-  async load(): Promise<this> {
-    this.data = await this.read();
-    return this;
-  }
-
-  private async read(): Promise<PinFile> {
+  async read(): Promise<PinTable> {
     const text = await readTextIfExists(this.file);
-    if (text === undefined) return { version: 1, servers: {} };
+    if (text === undefined) return {};
     try {
       const parsed = JSON.parse(text) as PinFile;
       if (parsed?.version !== 1 || typeof parsed.servers !== 'object' || parsed.servers === null)
         throw new Error('expected {"version": 1, "servers": {…}}');
-      return parsed;
+      return parsed.servers;
     } catch (cause) {
       throw new McpkitError('CONFIG_PARSE', `${this.file}: not a pin file: ${(cause as Error).message}`, {
         file: this.file,
@@ -81,11 +89,52 @@ export class PinStore {
     }
   }
 
+  async write(
+    replaced: ReadonlyMap<string, Record<string, PinRecord>>,
+    added: readonly PinSighting[],
+  ): Promise<PinTable> {
+    const current = await this.read();
+    for (const [server, pins] of replaced) current[server] = pins;
+    for (const { server, tool, pin } of added) {
+      const pins = current[server] ?? {};
+      pins[tool] ??= pin;
+      current[server] = pins;
+    }
+    const file: PinFile = { version: 1, servers: current };
+    await writeFileAtomic(this.file, `${JSON.stringify(file, null, 2)}\n`);
+    return current;
+  }
+}
+
+/**
+ * Tool pins (rug-pull protection): the first definition seen of each tool is remembered (a file in the user
+ * config dir, or a store replicas share); later definitions are compared with it. `trust` replaces a
+ * server's pins.
+ */
+export class PinStore {
+  private data: PinTable = {};
+  private writing: Promise<void> = Promise.resolve();
+  /** Changes not yet written: first sightings, and servers whose pins `trust` replaced. */
+  private readonly added: PinSighting[] = [];
+  private readonly replaced = new Map<string, Record<string, PinRecord>>();
+  private readonly backend: PinBackend;
+
+  /** A pin file's path, or another {@link PinBackend}. */
+  constructor(where: string | PinBackend) {
+    this.backend = typeof where === 'string' ? new FilePins(where) : where;
+  }
+
+  /** Reads the pins (a missing file is an empty store; an unreadable one an error naming it). */
+  async load(): Promise<this> {
+    this.data = await this.backend.read();
+    return this;
+  }
+
   /** Compares a tool with its pin; a tool never seen is pinned now (saved with the next {@link save}). */
   check(server: string, tool: Tool): PinVerdict {
     const hash = toolFingerprint(tool);
-    const pins = this.data.servers[server] ?? {};
-    this.data.servers[server] = pins;
+    const pins = this.data[server] ?? {};
+    this.data[server] = pins;
     const pin = pins[tool.name];
     if (!pin) {
       const record = { hash, pinnedAt: new Date().toISOString() };
@@ -98,14 +147,14 @@ export class PinStore {
 
   /** Compares a tool with its pin without pinning it: `new` when it has none. */
   peek(server: string, tool: Tool): PinVerdict {
-    const pin = this.data.servers[server]?.[tool.name];
+    const pin = this.data[server]?.[tool.name];
     if (!pin) return 'new';
     return pin.hash === toolFingerprint(tool) ? 'same' : 'changed';
   }
 
   /** Replaces a server's pins with these definitions; returns how many differed from the old pins. */
   trust(server: string, tools: readonly Tool[]): { pinned: number; changed: number } {
-    const old = this.data.servers[server] ?? {};
+    const old = this.data[server] ?? {};
     const now = new Date().toISOString();
     let changed = 0;
     const pins: Record<string, PinRecord> = {};
@@ -115,14 +164,14 @@ export class PinStore {
       pins[tool.name] =
         old[tool.name]?.hash === hash ? (old[tool.name] as PinRecord) : { hash, pinnedAt: now };
     }
-    this.data.servers[server] = pins;
+    this.data[server] = pins;
     this.replaced.set(server, pins);
     return { pinned: tools.length, changed };
   }
 
   /**
-   * Writes what changed (atomically), merged into the file as it is now, so a gateway and a
-   * `mcpkit trust` running side by side never undo each other; saves never interleave.
+   * Writes what changed, merged into the store as it is now, so a gateway and a `mcpkit trust` running
+   * side by side never undo each other; saves never interleave.
    */
   save(): Promise<void> {
     if (this.added.length === 0 && this.replaced.size === 0) return this.writing;
@@ -130,15 +179,7 @@ export class PinStore {
     const replaced = new Map(this.replaced);
     this.replaced.clear();
     this.writing = this.writing.then(async () => {
-      const current = await this.read();
-      for (const [server, pins] of replaced) current.servers[server] = pins;
-      for (const { server, tool, pin } of added) {
-        const pins = current.servers[server] ?? {};
-        pins[tool] ??= pin;
-        current.servers[server] = pins;
-      }
-      await writeFileAtomic(this.file, `${JSON.stringify(current, null, 2)}\n`);
-      this.data = current;
+      this.data = await this.backend.write(replaced, added);
     });
     return this.writing;
   }

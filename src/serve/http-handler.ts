@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
@@ -8,17 +7,18 @@ import {
   type McpServerFactory,
   type RequestId,
   type ServerEventBus,
-  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { BearerTokens } from './bearer-tokens.js';
 import { checkFrame } from './frames.js';
 import type { FrameIntercept } from './guarded-stdio.js';
+import { drainingResponse, InFlight, probeResponse } from './health.js';
 import { isAllowedRequest } from './host-check.js';
 import { readNodeBody, readWebBody, writeResponse } from './http-io.js';
 import { type HttpPages, PageSessions, pageRequest } from './http-pages.js';
 import { type HttpSession, HttpSessions, type SessionLimits } from './http-sessions.js';
 import { paramHeaderMismatch } from './param-headers.js';
 import type { ProtectedResource } from './protected-resource.js';
+import { resumeSession, type SharedSessions, startSession } from './session-open.js';
 
 /** Options for {@link createHttpHandler} (and {@link serveOverHttp}). */
 export interface HttpHandlerOptions extends SessionLimits {
@@ -55,6 +55,13 @@ export interface HttpHandlerOptions extends SessionLimits {
   toolSchema?: (name: string) => unknown;
   /** Pages served beside the endpoint (the gateway's dashboard), with its Host/Origin check and tokens. */
   pages?: HttpPages;
+  /**
+   * Replicas behind a load balancer: 2025 session ids sealed with a shared key, so any replica rebuilds a
+   * session it never saw; with Redis, SSE events and ended sessions shared too (see docs/scale-out.md).
+   */
+  shared?: SharedSessions;
+  /** Whether what is served is loaded, for `/readyz` (default: always once serving). */
+  ready?: () => boolean;
 }
 
 /** An MCP endpoint without a port: node's `(req, res)` and a fetch-style `request` for in-process use. */
@@ -68,6 +75,11 @@ export interface HttpHandler {
   request(input: Request | string, init?: RequestInit): Promise<Response>;
   /** Live 2025 sessions. */
   readonly sessions: number;
+  /**
+   * Stops taking requests (503, `/readyz` says draining) and waits up to `ms` for those being answered;
+   * true when they all finished.
+   */
+  drain(ms: number): Promise<boolean>;
   /** Ends every session and in-flight modern exchange. */
   close(): Promise<void>;
 }
@@ -102,6 +114,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   });
   const sessions = new HttpSessions(options);
   const pageSessions = new PageSessions();
+  const maker = { factory, sessions, shared: options.shared };
+  const unsubscribe = options.shared?.state?.onSessionEnded((key) => sessions.endByKey(key));
+  const inFlight = new InFlight();
+  let draining = false;
 
   /** SEP-2243 for a proxy's tools: the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its schema. */
   const paramRefusal = (
@@ -160,7 +176,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   ): Promise<Response> => {
     const auth = authInfo ? { authInfo } : {};
     const sessionId = request.headers.get('mcp-session-id') ?? undefined;
-    const session = sessionId === undefined ? undefined : sessions.use(sessionId);
+    const session =
+      sessionId === undefined
+        ? undefined
+        : (sessions.use(sessionId) ??
+          (await sessions.resume(sessionId, () => resumeSession(maker, sessionId))));
     if (sessionId !== undefined && !session) return rpcError(404, null, -32001, 'Session not found');
     if (request.method !== 'POST') {
       if (session && (request.method === 'GET' || request.method === 'DELETE'))
@@ -189,7 +209,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const context = { era: 'modern' as const, signal: request.signal, ...auth };
       if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
     }
-    if (message.method === 'initialize' && !modernWire) return startSession(request, message, authInfo);
+    if (message.method === 'initialize' && !modernWire) return startSession(maker, request, message, authInfo);
     if (!(await isLegacyRequest(request, message)))
       return modern.fetch(request, { parsedBody: message, ...auth });
     return rpcError(400, null, -32000, 'Bad Request: no valid session id');
@@ -231,26 +251,6 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     return response;
   };
 
-  const startSession = async (
-    request: Request,
-    message: Record<string, unknown>,
-    authInfo: AuthInfo | undefined,
-  ) => {
-    const server = await factory({ era: 'legacy' });
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.add({ id, transport, inFlight: new Set(), lastSeen: 0, close: () => server.close() });
-      },
-      onsessionclosed: (id) => sessions.remove(id, 'deleted'),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.remove(transport.sessionId, 'closed');
-    };
-    await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: message, ...(authInfo ? { authInfo } : {}) });
-  };
-
   const failed = (error: unknown): Response => {
     onError(error instanceof Error ? error : new Error(String(error)));
     return rpcError(500, null, -32603, 'Internal error');
@@ -258,8 +258,13 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
   return {
     async handle(req, res) {
+      const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+      const probe = probeResponse(pathname, options.ready, draining);
+      if (probe) return await writeResponse(res, probe);
+      if (draining) return await writeResponse(res, drainingResponse());
+      // An open GET stream is not a call in progress: a drain does not wait for it.
+      if (req.method !== 'GET') res.once('close', inFlight.begin());
       try {
-        const pathname = (req.url ?? '/').split('?')[0] ?? '/';
         if (
           options.pages &&
           pathname !== path &&
@@ -326,6 +331,9 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
           ? new Request(new URL(input, 'http://127.0.0.1'), init)
           : new Request(input, init);
       const url = new URL(request.url);
+      const probe = probeResponse(url.pathname, options.ready, draining);
+      if (probe) return probe;
+      if (draining) return drainingResponse();
       const headers = {
         host: request.headers.get('host') ?? url.host,
         origin: request.headers.get('origin') ?? undefined,
@@ -345,7 +353,12 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     get sessions() {
       return sessions.size;
     },
+    drain(ms) {
+      draining = true;
+      return inFlight.idle(ms);
+    },
     async close() {
+      unsubscribe?.();
       await sessions.closeAll();
       await modern.close().catch(() => undefined);
     },

@@ -3,6 +3,7 @@ import type {
   RequestId,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { sessionKey } from './session-seal.js';
 
 /** Why a 2025 session ended: the client's DELETE, idle past the timeout, evicted for a newer one, or shutdown. */
 export type SessionEndReason = 'deleted' | 'idle' | 'evicted' | 'closed';
@@ -41,6 +42,8 @@ export class HttpSessions {
   private readonly idleMs: number;
   private readonly max: number;
   private sweeper: NodeJS.Timeout | undefined;
+  /** Sessions being rebuilt from their sealed id: a second request for one waits for the first rebuild. */
+  private readonly resuming = new Map<string, Promise<HttpSession | undefined>>();
 
   constructor(private readonly limits: SessionLimits = {}) {
     this.idleMs = limits.idleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -56,6 +59,24 @@ export class HttpSessions {
     const session = this.live.get(id);
     if (session) this.touch(session);
     return session;
+  }
+
+  /**
+   * A session this replica does not hold, rebuilt by `rebuild` (from its sealed id) once however many
+   * requests for it arrive at the same time; undefined when it cannot be.
+   */
+  resume(id: string, rebuild: () => Promise<HttpSession | undefined>): Promise<HttpSession | undefined> {
+    const pending = this.resuming.get(id);
+    if (pending) return pending;
+    const work = rebuild().finally(() => this.resuming.delete(id));
+    this.resuming.set(id, work);
+    return work;
+  }
+
+  /** Closes this replica's copy of a session another replica ended (by its {@link sessionKey}). */
+  endByKey(key: string): void {
+    for (const session of [...this.live.values()])
+      if (sessionKey(session.id) === key) this.end(session, 'deleted');
   }
 
   /** Adds a session just initialized, making room first when at the cap. */

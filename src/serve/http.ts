@@ -33,6 +33,8 @@ export interface HttpServerHandle {
   port: number;
   /** Live 2025 sessions (idle ones are reaped, see {@link HttpHandlerOptions}). */
   readonly sessions: number;
+  /** Stops accepting (new connections and requests) and waits up to `ms` for the calls in progress. */
+  drain(ms: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,10 @@ export async function serveOverHttp(
     get sessions() {
       return handlers.reduce((sum, h) => sum + h.sessions, 0);
     },
+    drain: (ms) => {
+      http.close();
+      return handler.drain(ms);
+    },
     close: async () => {
       await Promise.all(handlers.map((h) => h.close()));
       http.closeAllConnections();
@@ -101,7 +107,8 @@ export async function reserveHttpPort(
 ): Promise<HttpPortReservation> {
   const host = options.host ?? '127.0.0.1';
   const http = await listen(host, options.port ?? 0);
-  http.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/healthz') return void res.writeHead(200).end('ok\n');
     res.writeHead(503, { 'retry-after': '1' }).end('starting');
   });
   const { port } = http.address() as AddressInfo;

@@ -22,5 +22,8 @@ export {
   ProtectedResource,
   type ProtectedResourceOptions,
 } from './protected-resource.js';
+export { hashEntries, type RedisCommands, RedisState, SessionEventStore } from './redis-state.js';
+export type { SharedSessions } from './session-open.js';
+export { SecretBox, SessionSeal, sessionKey } from './session-seal.js';
 export { type ServeStdioOptions, serveOverStdio } from './stdio.js';
 export { failedResult, jsonResult, textResult } from './tool-result.js';
