@@ -1,0 +1,70 @@
+// The tables of a shared code index in PostgreSQL. Several repositories live in one database, each a row of
+// mcpkit_repos; a chunk's row never changes once written (a changed file gets new chunks), so what a search read
+// by chunk id stays true of that chunk.
+import type { PoolClient } from 'pg';
+
+/** Bumped when the tables change shape; a store of another version is refused with a line saying so. */
+export const STORE_VERSION = 1;
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS mcpkit_store (version int NOT NULL);
+CREATE TABLE IF NOT EXISTS mcpkit_repos (
+  id serial PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  root text NOT NULL,
+  docs bigint NOT NULL DEFAULT 0,
+  total_length float8 NOT NULL DEFAULT 0,
+  generation bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS mcpkit_files (
+  repo int NOT NULL REFERENCES mcpkit_repos ON DELETE CASCADE,
+  path text NOT NULL,
+  hash text NOT NULL,
+  twin boolean NOT NULL,
+  indexed boolean NOT NULL,
+  PRIMARY KEY (repo, path)
+);
+CREATE TABLE IF NOT EXISTS mcpkit_chunks (
+  id bigserial PRIMARY KEY,
+  repo int NOT NULL REFERENCES mcpkit_repos ON DELETE CASCADE,
+  path text NOT NULL,
+  start_line int NOT NULL,
+  end_line int NOT NULL,
+  language text NOT NULL,
+  symbols text NOT NULL,
+  content text NOT NULL,
+  length real NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mcpkit_chunks_path ON mcpkit_chunks (repo, path);
+CREATE TABLE IF NOT EXISTS mcpkit_postings (
+  repo int NOT NULL,
+  term text NOT NULL,
+  doc bigint NOT NULL,
+  tf int NOT NULL,
+  length real NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mcpkit_postings_term ON mcpkit_postings (repo, term) INCLUDE (doc, tf, length);
+CREATE INDEX IF NOT EXISTS mcpkit_postings_doc ON mcpkit_postings (doc);
+`;
+
+/** The advisory lock key of the tables' creation (two first indexers must not both create them). */
+const SCHEMA_LOCK = 'mcpkit-search-store';
+
+/** Creates the tables if they are not there; a store of another version is an error naming both versions. */
+export async function ensureSchema(client: PoolClient): Promise<void> {
+  await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [SCHEMA_LOCK]);
+  try {
+    await client.query(DDL);
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM mcpkit_store');
+    if (rows.length === 0) await client.query('INSERT INTO mcpkit_store VALUES ($1)', [STORE_VERSION]);
+    else if (rows[0]?.version !== STORE_VERSION)
+      throw new Error(
+        `the store holds a version ${rows[0]?.version} index; this mcpkit writes version ${STORE_VERSION} (drop the mcpkit_* tables to start again)`,
+      );
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [SCHEMA_LOCK]);
+  }
+}
+
+/** The advisory lock key of one repository's writers: one indexes it at a time, the others wait. */
+export const repoLockKey = (name: string) => `mcpkit-search-repo:${name}`;
