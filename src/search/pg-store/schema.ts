@@ -52,18 +52,35 @@ const SCHEMA_LOCK = 'mcpkit-search-store';
 
 /** Creates the tables if they are not there; a store of another version is an error naming both versions. */
 export async function ensureSchema(client: PoolClient): Promise<void> {
+  // Tables already there are not created again: DDL would wait for every open write of another indexer.
+  const existing = await storedVersion(client);
+  if (existing !== undefined) return checkVersion(existing);
   await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [SCHEMA_LOCK]);
   try {
     await client.query(DDL);
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM mcpkit_store');
-    if (rows.length === 0) await client.query('INSERT INTO mcpkit_store VALUES ($1)', [STORE_VERSION]);
-    else if (rows[0]?.version !== STORE_VERSION)
-      throw new Error(
-        `the store holds a version ${rows[0]?.version} index; this mcpkit writes version ${STORE_VERSION} (drop the mcpkit_* tables to start again)`,
-      );
+    const version = await storedVersion(client);
+    if (version === undefined) await client.query('INSERT INTO mcpkit_store VALUES ($1)', [STORE_VERSION]);
+    else checkVersion(version);
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [SCHEMA_LOCK]);
   }
+}
+
+/** The version of the store's tables, or undefined when there are none yet. */
+async function storedVersion(client: PoolClient): Promise<number | undefined> {
+  const { rows: table } = await client.query<{ found: boolean }>(
+    "SELECT to_regclass('mcpkit_store') IS NOT NULL AS found",
+  );
+  if (!table[0]?.found) return undefined;
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM mcpkit_store LIMIT 1');
+  return rows[0]?.version;
+}
+
+function checkVersion(version: number | undefined): void {
+  if (version !== undefined && version !== STORE_VERSION)
+    throw new Error(
+      `the store holds a version ${version} index; this mcpkit writes version ${STORE_VERSION} (drop the mcpkit_* tables to start again)`,
+    );
 }
 
 /** The advisory lock key of one repository's writers: one indexes it at a time, the others wait. */
