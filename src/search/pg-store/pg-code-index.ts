@@ -1,6 +1,6 @@
-// A repository's index as the shared store holds it, searched with the same ranking stack as the in-memory one:
-// PostgreSQL finds and pre-scores the candidates (the chunks holding any query term, from the postings index),
-// their exact BM25 scores are computed here as Bm25Index computes them, and rankChunks orders them.
+// A repository's index as the shared store holds it, searched with the same BM25F and ranking stack as the in-memory
+// one: the postings come from the store into this server's copy ({@link StoreMirror}), brought up to date before
+// each search; the shown chunks' code is read from the store.
 import type { Pool } from 'pg';
 import type { Chunk } from '../chunker.js';
 import {
@@ -13,8 +13,8 @@ import {
 } from '../ranking.js';
 import type { SearchableIndex } from '../searchable-index.js';
 import { tokenize } from '../tokenize.js';
-import { B, type CorpusStats, K1, scoreCandidate } from './store-postings.js';
-import { type StoreTarget, storeFailure } from './store-url.js';
+import { StoreMirror } from './store-mirror.js';
+import { checkout, type StoreTarget, storeFailure } from './store-url.js';
 
 /** A repository row of the store. */
 export interface StoredRepo {
@@ -23,56 +23,18 @@ export interface StoredRepo {
   root: string;
 }
 
-/**
- * Candidates PostgreSQL scores and returns per query beyond the ranking stack's own pool (`max(limit × 10, 50)`):
- * its float sums may order near-ties differently from ours, so a margin keeps every chunk the stack would see.
- */
-const MARGIN = 50;
-
-/**
- * The candidates of weighted terms, best first by PostgreSQL's BM25 (the same formula), with what our exact score
- * and the ranking stack need: each candidate's terms and counts, its place, and the corpus statistics of the same
- * snapshot (one statement: one snapshot, so a file being replaced is seen whole, old or new).
- */
-const CANDIDATES = `
-WITH r AS (SELECT docs::float8 AS docs, total_length, generation FROM mcpkit_repos WHERE id = $1),
-q AS (SELECT term, weight FROM unnest($2::text[], $3::float8[]) AS t(term, weight)),
-p AS MATERIALIZED (SELECT term, doc, tf, length FROM mcpkit_postings WHERE repo = $1 AND term = ANY($2::text[])),
-d AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term),
-w AS (SELECT d.term, d.df, ln(1 + (r.docs - d.df + 0.5) / (d.df + 0.5)) * q.weight AS idf FROM d JOIN q USING (term), r),
-s AS (
-  SELECT p.doc, sum(w.idf * (p.tf * ${K1 + 1}) / (p.tf + ${K1} * (${1 - B} + ${B} * p.length / greatest(r.total_length / nullif(r.docs, 0), 1e-9)))) AS score,
-    array_agg(p.term) AS terms, array_agg(p.tf) AS tfs, min(p.length) AS length
-  FROM p JOIN w USING (term), r GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT $4)
-SELECT s.doc::text AS doc, s.terms, s.tfs, s.length, c.path, c.start_line, c.end_line, c.language, c.symbols,
-  r.docs, r.total_length, r.generation::text AS generation,
-  (SELECT json_object_agg(term, df) FROM w) AS dfs
-FROM r LEFT JOIN s ON true LEFT JOIN mcpkit_chunks c ON c.id = s.doc`;
-
-interface CandidateRow {
-  doc: string | null;
-  terms: string[] | null;
-  tfs: number[] | null;
-  length: number | null;
-  path: string;
-  start_line: number;
-  end_line: number;
-  language: string;
-  symbols: string;
-  docs: number;
-  total_length: number;
-  generation: string;
-  dfs: Record<string, number> | null;
-}
-
 /** The search index of one repository in the store ({@link SearchableIndex}): bm25 with the full ranking stack. */
 export class PgCodeIndex implements SearchableIndex {
   readonly root: string;
   /** The store holds no vectors: semantic and hybrid searches rank as bm25, as the in-memory index without them. */
   readonly hasVectors = false;
-  private marks: { generation: string; twins: Set<string>; legacy: Set<string> } | undefined;
+  private marks: { generation: number; twins: Set<string>; legacy: Set<string> } | undefined;
+  private mirror = new StoreMirror();
+  private syncing: Promise<void> | undefined;
+  /** The document number of each chunk the ranking stack was handed. */
+  private readonly docs = new WeakMap<Chunk, number>();
   /** The chunk id of each chunk this index handed out (find_related leaves the chunk itself out). */
-  private readonly docOf = new WeakMap<Chunk, string>();
+  private readonly chunkIds = new WeakMap<Chunk, string>();
 
   constructor(
     private readonly pool: Pool,
@@ -107,7 +69,7 @@ export class PgCodeIndex implements SearchableIndex {
     const row = rows.find((r) => line < r.end_line) ?? rows[0];
     if (!row) return undefined;
     const chunk = chunkOf(row, row.content);
-    this.docOf.set(chunk, row.id);
+    this.chunkIds.set(chunk, row.id);
     return chunk;
   }
 
@@ -125,26 +87,15 @@ export class PgCodeIndex implements SearchableIndex {
     const counts = new Map<string, number>();
     for (const token of tokenize(`${chunk.symbols.join(' ')} ${chunk.content}`))
       counts.set(token, (counts.get(token) ?? 0) + 1);
-    const { rows } = await this.query<{ term: string; df: number; docs: number }>(
-      `SELECT t.term, count(p.doc)::float8 AS df, (SELECT docs FROM mcpkit_repos WHERE id = $1)::float8 AS docs
-       FROM unnest($2::text[]) AS t(term) LEFT JOIN mcpkit_postings p ON p.repo = $1 AND p.term = t.term
-       GROUP BY t.term`,
-      [this.repo.id, [...counts.keys()]],
-    );
-    // As CodeIndex.findRelated: each term by log(1 + count) × idf, the best 32, scaled by the best.
-    const idf = new Map(
-      rows.map((row) => [
-        row.term,
-        row.df === 0 ? 0 : Math.log(1 + (row.docs - row.df + 0.5) / (row.df + 0.5)),
-      ]),
-    );
+    await this.sync();
+    const { mirror } = this;
     const weighted = [...counts.entries()]
-      .map(([term, count]) => [term, Math.log(1 + count) * (idf.get(term) ?? 0)] as const)
+      .map(([term, count]) => [term, Math.log(1 + count) * mirror.idf(term)] as const)
       .sort((a, b) => b[1] - a[1])
       .slice(0, 32);
     const top = weighted[0]?.[1] ?? 1;
     const terms = new Map(weighted.map(([term, weight]) => [term, weight / top]));
-    return this.ranked(terms, chunk.symbols.join(' '), limit, this.docOf.get(chunk), DEFAULT_RANKING);
+    return this.ranked(terms, chunk.symbols.join(' '), limit, this.chunkIds.get(chunk), DEFAULT_RANKING);
   }
 
   private async ranked(
@@ -155,8 +106,9 @@ export class PgCodeIndex implements SearchableIndex {
     weights: Readonly<RankingWeights>,
   ): Promise<SearchHit[]> {
     for (let attempt = 0; ; attempt++) {
+      await this.sync();
       const hits = await this.rankOnce(terms, query, limit, exclude, weights);
-      // A chunk replaced between the candidates and its content (a re-index that moment): search the new version.
+      // A shown chunk replaced since the copy was brought up to date (a re-index that moment): search again.
       if (hits || attempt > 0) return hits ?? [];
     }
   }
@@ -168,60 +120,70 @@ export class PgCodeIndex implements SearchableIndex {
     exclude: string | undefined,
     weights: Readonly<RankingWeights>,
   ): Promise<SearchHit[] | undefined> {
-    const pool = Math.max(limit * 10, 50) + MARGIN + (exclude ? 1 : 0);
-    const { rows } = await this.query<CandidateRow>(CANDIDATES, [
-      this.repo.id,
-      [...terms.keys()],
-      [...terms.values()],
-      pool,
-    ]);
-    const first = rows[0];
-    if (!first) return [];
-    const stats: CorpusStats = {
-      docs: Number(first.docs),
-      totalLength: Number(first.total_length),
-      df: new Map(Object.entries(first.dfs ?? {})),
-    };
-    // Candidates in chunk-id order: ties in the ranking stack keep the earlier chunk first, as in memory.
-    const candidates = rows
-      .filter((row): row is CandidateRow & { doc: string } => row.doc !== null)
-      .sort((a, b) => compareIds(a.doc, b.doc));
-    const raw = new Float64Array(candidates.length);
-    candidates.forEach((row, i) => {
-      const tfOf = new Map((row.terms ?? []).map((term, t) => [term, (row.tfs ?? [])[t] as number]));
-      raw[i] = scoreCandidate(terms, tfOf, row.length ?? 0, stats);
-    });
-    const marks = await this.marksOf(first.generation);
-    const chunks = candidates.map((row) => chunkOf(row, undefined));
+    const { mirror } = this;
+    const raw = mirror.scoreTerms(terms);
+    const marks = await this.marksOf(mirror.generation);
     const hits = rankChunks(
       raw,
       query,
       limit,
       {
-        chunkAt: (i) => chunks[i] as Chunk,
+        chunkAt: (doc) => {
+          const chunk = mirror.chunkAt(doc);
+          this.docs.set(chunk, doc);
+          return chunk;
+        },
         twins: marks.twins,
         legacy: marks.legacy,
-        exclude: exclude === undefined ? undefined : candidates.findIndex((row) => row.doc === exclude),
+        exclude: exclude === undefined ? undefined : mirror.docOf(exclude),
       },
       weights,
     );
-    // The shown chunks' code: a chunk's row never changes, so reading it now is reading the snapshot's.
-    const ids = hits.map((hit) => candidates[chunks.indexOf(hit.chunk)]?.doc as string);
-    const { rows: contents } = await this.query<{ id: string; content: string }>(
+    // The shown chunks' code: a chunk's row never changes, so reading it now is reading the copy's.
+    const docs = hits.map((hit) => this.docs.get(hit.chunk) as number);
+    const ids = docs.map((doc) => mirror.idOf(doc));
+    const { rows } = await this.query<{ id: string; content: string }>(
       'SELECT id::text AS id, content FROM mcpkit_chunks WHERE id = ANY($1::bigint[])',
       [ids],
     );
-    const content = new Map(contents.map((row) => [row.id, row.content]));
+    const content = new Map(rows.map((row) => [row.id, row.content]));
     if (ids.some((id) => !content.has(id))) return undefined;
     return hits.map((hit, i) => {
       const chunk = { ...hit.chunk, content: content.get(ids[i] as string) as string };
-      this.docOf.set(chunk, ids[i] as string);
+      this.chunkIds.set(chunk, ids[i] as string);
       return { chunk, score: hit.score };
     });
   }
 
+  /**
+   * Brings the copy to the store's generation (one statement when nothing changed); one refresh at a time, and a
+   * copy holding many removed chunks is loaded afresh.
+   */
+  private async sync(): Promise<void> {
+    const { rows } = await this.query<{ generation: string }>(
+      'SELECT generation FROM mcpkit_repos WHERE id = $1',
+      [this.repo.id],
+    );
+    if (Number(rows[0]?.generation ?? 0) === this.mirror.generation) return;
+    this.syncing ??= (async () => {
+      const next = this.mirror.wasteful ? new StoreMirror() : this.mirror;
+      const client = await checkout(this.pool, this.target);
+      try {
+        await next.refresh(client, this.repo.id);
+      } catch (error) {
+        throw storeFailure(this.target, error);
+      } finally {
+        client.release();
+      }
+      this.mirror = next;
+    })().finally(() => {
+      this.syncing = undefined;
+    });
+    await this.syncing;
+  }
+
   /** Build output and legacy paths of the repository's files, read again when its generation moved. */
-  private async marksOf(generation: string): Promise<{ twins: Set<string>; legacy: Set<string> }> {
+  private async marksOf(generation: number): Promise<{ twins: Set<string>; legacy: Set<string> }> {
     if (this.marks?.generation === generation) return this.marks;
     const { rows } = await this.query<{ path: string }>(
       'SELECT path FROM mcpkit_files WHERE repo = $1 AND indexed',
@@ -258,9 +220,4 @@ function chunkOf(row: ChunkRow, content: string | undefined): Chunk {
     symbols: row.symbols === '' ? [] : row.symbols.split('\n'),
     content: content ?? '',
   };
-}
-
-/** Orders decimal chunk ids (bigint as text) numerically. */
-function compareIds(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -1,6 +1,8 @@
 // The tables of a shared code index in PostgreSQL. Several repositories live in one database, each a row of
 // mcpkit_repos; a chunk's row never changes once written (a changed file gets new chunks), so what a search read
-// by chunk id stays true of that chunk.
+// by chunk id stays true of that chunk. Every write transaction bumps its repository's generation and stamps the
+// chunks it adds (and the ids it removes, in mcpkit_removed) with it: a reader that knows generation G fetches
+// exactly what changed since.
 import type { PoolClient } from 'pg';
 
 /** Bumped when the tables change shape; a store of another version is refused with a line saying so. */
@@ -33,9 +35,17 @@ CREATE TABLE IF NOT EXISTS mcpkit_chunks (
   language text NOT NULL,
   symbols text NOT NULL,
   content text NOT NULL,
-  length real NOT NULL
+  length real NOT NULL,
+  generation bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS mcpkit_chunks_path ON mcpkit_chunks (repo, path);
+CREATE INDEX IF NOT EXISTS mcpkit_chunks_generation ON mcpkit_chunks (repo, generation, id);
+CREATE TABLE IF NOT EXISTS mcpkit_removed (
+  repo int NOT NULL REFERENCES mcpkit_repos ON DELETE CASCADE,
+  generation bigint NOT NULL,
+  doc bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mcpkit_removed_generation ON mcpkit_removed (repo, generation);
 CREATE TABLE IF NOT EXISTS mcpkit_postings (
   repo int NOT NULL,
   term text NOT NULL,

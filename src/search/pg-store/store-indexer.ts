@@ -207,12 +207,18 @@ async function writeBatch(
   }
   await client.query('BEGIN');
   try {
+    const { rows: bumped } = await client.query<{ generation: string }>(
+      'UPDATE mcpkit_repos SET generation = generation + 1 WHERE id = $1 RETURNING generation',
+      [repo],
+    );
+    const generation = (bumped[0] as { generation: string }).generation;
     const paths = [...made.map((m) => m.walked.file.path), ...removed];
     const { rows: gone } = await client.query<{ n: string; total: number }>(
       `WITH gone AS (DELETE FROM mcpkit_chunks WHERE repo = $1 AND path = ANY($2::text[]) RETURNING id, length),
-            postings AS (DELETE FROM mcpkit_postings WHERE doc IN (SELECT id FROM gone))
+            postings AS (DELETE FROM mcpkit_postings WHERE doc IN (SELECT id FROM gone)),
+            tombstones AS (INSERT INTO mcpkit_removed (repo, generation, doc) SELECT $1, $3, id FROM gone)
        SELECT count(*) AS n, coalesce(sum(length), 0)::float8 AS total FROM gone`,
-      [repo, paths],
+      [repo, paths, generation],
     );
     // Ids in the chunks' order: a store's ties then break as the in-memory index's do (the earlier chunk first).
     const { rows: ids } = await client.query<{ id: string }>(
@@ -222,8 +228,8 @@ async function writeBatch(
     const docs = ids.map((row) => BigInt(row.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (chunks.length > 0) {
       await client.query(
-        `INSERT INTO mcpkit_chunks (id, repo, path, start_line, end_line, language, symbols, content, length)
-         SELECT id, $1, path, s, e, l, sy, c, len
+        `INSERT INTO mcpkit_chunks (id, repo, path, start_line, end_line, language, symbols, content, length, generation)
+         SELECT id, $1, path, s, e, l, sy, c, len, $10
          FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::real[])
            AS t(id, path, s, e, l, sy, c, len)`,
         [
@@ -236,6 +242,7 @@ async function writeBatch(
           chunks.map((c) => c.chunk.symbols.join('\n')),
           chunks.map((c) => c.chunk.content.replaceAll('\u0000', '')),
           chunks.map((c) => c.length),
+          generation,
         ],
       );
       const terms: string[] = [];
@@ -278,8 +285,7 @@ async function writeBatch(
       ]);
     const added = chunks.reduce((sum, c) => sum + c.length, 0);
     await client.query(
-      `UPDATE mcpkit_repos SET docs = docs - $2 + $3, total_length = total_length - $4 + $5,
-         generation = generation + 1 WHERE id = $1`,
+      `UPDATE mcpkit_repos SET docs = docs - $2 + $3, total_length = total_length - $4 + $5 WHERE id = $1`,
       [repo, Number(gone[0]?.n ?? 0), chunks.length, gone[0]?.total ?? 0, added],
     );
     await client.query('COMMIT');
