@@ -107,15 +107,15 @@ async function main(): Promise<void> {
     const { default: driver } = await import('pg');
     const client = new driver.Client({ connectionString: url });
     await client.connect();
-    const { rows } = await client.query<{ mb: string; postings: string }>(
-      `SELECT pg_database_size(current_database()) / 1048576 AS mb, (SELECT count(*) FROM mcpkit_postings) AS postings`,
+    const { rows } = await client.query<{ mb: string }>(
+      'SELECT pg_database_size(current_database()) / 1048576 AS mb',
     );
     await client.end();
     await store.close();
 
     const perSecond = (n: number, t: number) => `${Math.round((n / t) * 1000)} files/s`;
     console.log(
-      `search store (PostgreSQL ${postgresBin()?.split('/').at(-2)}) — ${files} files of the JDK (${MODULES.join(', ')}), ${fresh.chunks} chunks, ${rows[0]?.postings} postings, database ${rows[0]?.mb} MB`,
+      `search store (PostgreSQL ${postgresBin()?.split('/').at(-2)}) — ${files} files of the JDK (${MODULES.join(', ')}), ${fresh.chunks} chunks, database ${rows[0]?.mb} MB`,
     );
     console.log(
       `  index into the store, fresh:      ${Math.round(freshMs)} ms (${perSecond(fresh.written, freshMs)})`,

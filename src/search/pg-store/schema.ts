@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS mcpkit_chunks (
   symbols text NOT NULL,
   content text NOT NULL,
   length real NOT NULL,
+  postings text NOT NULL,
   generation bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS mcpkit_chunks_path ON mcpkit_chunks (repo, path);
@@ -46,15 +47,6 @@ CREATE TABLE IF NOT EXISTS mcpkit_removed (
   doc bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS mcpkit_removed_generation ON mcpkit_removed (repo, generation);
-CREATE TABLE IF NOT EXISTS mcpkit_postings (
-  repo int NOT NULL,
-  term text NOT NULL,
-  doc bigint NOT NULL,
-  tf int NOT NULL,
-  length real NOT NULL
-);
-CREATE INDEX IF NOT EXISTS mcpkit_postings_term ON mcpkit_postings (repo, term) INCLUDE (doc, tf, length);
-CREATE INDEX IF NOT EXISTS mcpkit_postings_doc ON mcpkit_postings (doc);
 `;
 
 /** The advisory lock key of the tables' creation (two first indexers must not both create them). */

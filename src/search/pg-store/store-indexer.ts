@@ -126,13 +126,12 @@ async function run(
     if (removed.length > 0) await writeBatch(client, repo, [], removed);
     const twins = new Set(changed.filter((w) => w.twin).map((w) => w.file.path));
     const byPath = new Map(changed.map((w) => [w.file.path, w]));
-    for (let at = 0; at < changed.length; at += BATCH_FILES) {
-      const slice = changed.slice(at, at + BATCH_FILES);
+    const chunkSlice = async (at: number) => {
       const made: Made[] = [];
       let postings = 0;
       const part = await chunkAll(
         root,
-        slice.map((w) => w.file),
+        changed.slice(at, at + BATCH_FILES).map((w) => w.file),
         twins,
         (file, chunks) => {
           made.push({ walked: byPath.get(file.path) as Walked, chunks });
@@ -142,6 +141,15 @@ async function run(
       report.notText += part.notText;
       report.longLines += part.longLines;
       report.windowed += part.windowed;
+      return { made, postings };
+    };
+    // The next slice is chunked here while PostgreSQL writes this one: the two overlap on two cores.
+    let next = changed.length > 0 ? chunkSlice(0) : undefined;
+    for (let at = 0; next; at += BATCH_FILES) {
+      const { made, postings } = await next;
+      next = at + BATCH_FILES < changed.length ? chunkSlice(at + BATCH_FILES) : undefined;
+      // Awaited next round; a write failing first must not leave its rejection unhandled.
+      next?.catch(() => undefined);
       // A slice of large files is written in several transactions (each file whole in one).
       const step = Math.max(1, Math.floor(made.length / Math.ceil(postings / BATCH_POSTINGS || 1)));
       for (let i = 0; i < made.length; i += step) {
@@ -150,8 +158,8 @@ async function run(
         options.onProgress?.(done, walked.length);
       }
     }
-    // Fresh statistics for the planner after a large write (the postings index is what queries read).
-    if (changed.length > 1000) await client.query('ANALYZE mcpkit_postings, mcpkit_chunks');
+    // Fresh statistics for the planner after a large write.
+    if (changed.length > 1000) await client.query('ANALYZE mcpkit_chunks, mcpkit_files');
     const { rows: counts } = await client.query<{ files: string; chunks: string }>(
       `SELECT (SELECT count(*) FROM mcpkit_files WHERE repo = $1 AND indexed) AS files,
               (SELECT docs FROM mcpkit_repos WHERE id = $1) AS chunks`,
@@ -215,7 +223,6 @@ async function writeBatch(
     const paths = [...made.map((m) => m.walked.file.path), ...removed];
     const { rows: gone } = await client.query<{ n: string; total: number }>(
       `WITH gone AS (DELETE FROM mcpkit_chunks WHERE repo = $1 AND path = ANY($2::text[]) RETURNING id, length),
-            postings AS (DELETE FROM mcpkit_postings WHERE doc IN (SELECT id FROM gone)),
             tombstones AS (INSERT INTO mcpkit_removed (repo, generation, doc) SELECT $1, $3, id FROM gone)
        SELECT count(*) AS n, coalesce(sum(length), 0)::float8 AS total FROM gone`,
       [repo, paths, generation],
@@ -228,10 +235,11 @@ async function writeBatch(
     const docs = ids.map((row) => BigInt(row.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (chunks.length > 0) {
       await client.query(
-        `INSERT INTO mcpkit_chunks (id, repo, path, start_line, end_line, language, symbols, content, length, generation)
-         SELECT id, $1, path, s, e, l, sy, c, len, $10
-         FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::real[])
-           AS t(id, path, s, e, l, sy, c, len)`,
+        `INSERT INTO mcpkit_chunks
+           (id, repo, path, start_line, end_line, language, symbols, content, length, postings, generation)
+         SELECT id, $1, path, s, e, l, sy, c, len, p, $11
+         FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::real[],
+           $10::text[]) AS t(id, path, s, e, l, sy, c, len, p)`,
         [
           repo,
           docs.map(String),
@@ -242,26 +250,11 @@ async function writeBatch(
           chunks.map((c) => c.chunk.symbols.join('\n')),
           chunks.map((c) => c.chunk.content.replaceAll('\u0000', '')),
           chunks.map((c) => c.length),
+          // A line "term tf" per term (terms are letters and digits): one string per chunk is far cheaper to write
+          // and read than a row per posting.
+          chunks.map((c) => c.terms.map((term, t) => `${term} ${c.tfs[t]}`).join('\n')),
           generation,
         ],
-      );
-      const terms: string[] = [];
-      const postingDocs: string[] = [];
-      const tfs: number[] = [];
-      const lengths: number[] = [];
-      chunks.forEach((c, i) => {
-        const doc = String(docs[i]);
-        for (let t = 0; t < c.terms.length; t++) {
-          terms.push(c.terms[t] as string);
-          postingDocs.push(doc);
-          tfs.push(c.tfs[t] as number);
-          lengths.push(c.length);
-        }
-      });
-      await client.query(
-        `INSERT INTO mcpkit_postings (repo, term, doc, tf, length)
-         SELECT $1, term, doc, tf, len FROM unnest($2::text[], $3::bigint[], $4::int[], $5::real[]) AS t(term, doc, tf, len)`,
-        [repo, terms, postingDocs, tfs, lengths],
       );
     }
     if (made.length > 0)
