@@ -15,6 +15,7 @@ import {
   StaticModel,
 } from '../search/index.js';
 import { indexIntoStore, PgStore, parseStoreUrl } from '../search/pg-store/index.js';
+import { cacheCapacity } from '../search/repo-cache.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
@@ -97,7 +98,12 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       const port = await bindFirst(flags);
       try {
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
-        const store = flags.store ? await PgStore.connect(flags.store) : undefined;
+        const store = flags.store
+          ? await PgStore.connect(
+              flags.store,
+              cacheCapacity(io.env, (m) => io.err(`mcpkit search: ${m}\n`)),
+            )
+          : undefined;
         const server = createSearchServer({
           ...(store ? { store } : {}),
           ...(model ? { model } : {}),

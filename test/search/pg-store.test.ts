@@ -263,6 +263,14 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
       stderr:
         'mcpkit: --store http://user:***@example.com/db is not a PostgreSQL URL; write it as postgres://user:password@host:port/database\n',
     });
+    expect(await mcpkit(base, 'index', repo, '--name', 'x')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mcpkit: index: --name needs --store\n',
+    });
+    expect((await mcpkit(base, 'search-server', '--store', url, '--db', url, repo)).stderr).toBe(
+      'mcpkit: search-server: --store answers from the stored index; --db and --model do not apply to it\n',
+    );
     // A port nothing listens on: the server was stopped.
     const closed = `postgres://app:pw@127.0.0.1:1/db`;
     for (const args of [

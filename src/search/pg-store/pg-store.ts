@@ -12,15 +12,20 @@ const POOL_SIZE = 4;
  * indexer writes it.
  */
 export class PgStore {
+  // Insertion order is recency: a hit moves its entry to the end; past `capacity` the first one's copy is dropped.
   private readonly indexes = new Map<string, PgCodeIndex>();
 
   private constructor(
     private readonly pool: Pool,
     private readonly target: StoreTarget,
+    private readonly capacity: number,
   ) {}
 
-  /** Connects to the store (a bad URL or unreachable server is one line saying which and why). */
-  static async connect(url: string): Promise<PgStore> {
+  /**
+   * Connects to the store (a bad URL or unreachable server is one line saying which and why). At most `capacity`
+   * repositories' postings are held in memory (default 16, as the in-memory cache's `MCPKIT_SEARCH_CACHE_SIZE`).
+   */
+  static async connect(url: string, capacity = 16): Promise<PgStore> {
     const target = parseStoreUrl(url);
     const pool = await storePool(target, POOL_SIZE);
     try {
@@ -30,7 +35,7 @@ export class PgStore {
       await pool.end();
       throw error;
     }
-    return new PgStore(pool, target);
+    return new PgStore(pool, target, capacity);
   }
 
   /** host:port of the store, for messages. */
@@ -55,7 +60,11 @@ export class PgStore {
   /** The index of a repository by name; a name the store does not hold is refused with the names it does. */
   async open(name: string): Promise<PgCodeIndex> {
     const known = this.indexes.get(name);
-    if (known) return known;
+    if (known) {
+      this.indexes.delete(name);
+      this.indexes.set(name, known);
+      return known;
+    }
     const repos = await this.repos();
     const repo = repos.find((r) => r.name === name);
     if (!repo) {
@@ -67,6 +76,7 @@ export class PgStore {
     }
     const index = new PgCodeIndex(this.pool, this.target, repo);
     this.indexes.set(name, index);
+    while (this.indexes.size > this.capacity) this.indexes.delete(this.indexes.keys().next().value as string);
     return index;
   }
 
