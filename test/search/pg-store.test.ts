@@ -220,15 +220,20 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
   });
 
   it('a search during a re-index sees a file whole: its old chunks or its new ones', async () => {
+    // Six functions of 30 lines: several chunks (the chunker merges small definitions up to 60 lines).
     const versioned = (version: string) =>
-      Array.from(
-        { length: 6 },
-        (_, i) => `export function wombatStep${i}() {\n  return 'wombat ${version} ${version}';\n}\n`,
-      ).join('\n');
+      Array.from({ length: 6 }, (_, i) =>
+        [
+          `export function wombatStep${i}() {`,
+          ...Array.from({ length: 28 }, (_, j) => `  const step${j} = 'wombat ${version}';`),
+          '}',
+        ].join('\n'),
+      ).join('\n\n');
     const store = await PgStore.connect(url);
     try {
       const index = await store.open('search');
       const seen = new Set<string>();
+      let chunks = 0;
       for (let round = 0; round < 6; round++) {
         const version = round % 2 === 0 ? 'alder' : 'birch';
         await writeFile(join(repo, 'wombat.ts'), versioned(version));
@@ -239,17 +244,19 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
         });
         while (!done) {
           const hits = await index.search('wombat', 20);
-          const versions = new Set(
-            hits
-              .filter((h) => h.chunk.path === 'wombat.ts')
-              .map((h) => /wombat (\w+)/.exec(h.chunk.content)?.[1]),
-          );
+          const ours = hits.filter((h) => h.chunk.path === 'wombat.ts');
+          const versions = new Set(ours.map((h) => /wombat (\w+)/.exec(h.chunk.content)?.[1]));
+          // Once indexed, the file is all there (every chunk) and of one version: never some old and some new
+          // chunks, never a moment without them.
+          if (seen.size > 0) expect(ours.length).toBe(chunks);
+          else if (ours.length > 0) chunks = ours.length;
           expect(versions.size).toBeLessThanOrEqual(1);
           for (const v of versions) seen.add(v as string);
         }
         expect((await indexing).code).toBe(0);
       }
       expect([...seen].sort()).toEqual(['alder', 'birch']);
+      expect(chunks).toBeGreaterThan(2);
     } finally {
       await store.close();
     }
