@@ -1,7 +1,7 @@
 // The shared code index in PostgreSQL (`--store`), on a real PostgreSQL: two search servers on one store answer
 // exactly as the in-memory index does, see a re-indexed file, tell repositories apart by `repo`; two indexers at
 // once leave one consistent index; a search during a re-index sees a file old or new, never half.
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexIntoStore, PgStore, parseStoreUrl } from '../../src/search/pg-store/index.js';
+import { StoreMirror } from '../../src/search/pg-store/store-mirror.js';
 import { createSearchServer, type SearchServerOptions } from '../../src/search/search-server.js';
 import { CLI } from '../helpers/cli.js';
 import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
@@ -29,6 +30,7 @@ const QUERIES = [
   'function return',
   'cosine of vectors',
   'zzzqqq nothing here',
+  'platypus',
 ];
 
 interface Connected {
@@ -90,6 +92,12 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
     repo = join(base, 'search');
     other = join(base, 'billing');
     await cp(join(import.meta.dirname, '../../src/search'), repo, { recursive: true });
+    // Twelve files alike: their chunks tie, and ties rank by chunk id as the in-memory index ranks them by order.
+    await mkdir(join(repo, 'alike'));
+    for (let i = 1; i <= 12; i++)
+      await writeFile(join(repo, 'alike', `copy${i}.ts`), 'export const platypus = () => 1;\n');
+    // Small pages: a server's copy is loaded in many (ids past 9 and 99 among them, ordered as numbers).
+    StoreMirror.pageSize = 100;
     await writeSearchRepos(join(base, 'unused'), other);
     const indexed = await mcpkit(base, 'index', repo, '--store', url);
     expect(indexed.stderr).toBe('');
@@ -106,6 +114,7 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
 
   afterAll(async () => {
     await Promise.all([memory?.close(), ...(replicas ?? []).map((r) => r.close())]);
+    StoreMirror.pageSize = 5000;
     await pg?.close();
     await rm(base, { recursive: true, force: true });
   });

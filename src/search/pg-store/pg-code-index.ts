@@ -62,8 +62,8 @@ export class PgCodeIndex implements SearchableIndex {
   /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */
   async chunkAt(path: string, line: number): Promise<Chunk | undefined> {
     const { rows } = await this.query<ChunkRow & { id: string; content: string }>(
-      `SELECT id::text AS id, path, start_line, end_line, language, symbols, content FROM mcpkit_chunks
-       WHERE repo = $1 AND path = $2 AND start_line <= $3 AND $3 <= end_line ORDER BY id`,
+      `SELECT c.id::text AS id, path, start_line, end_line, language, symbols, content FROM mcpkit_chunks c
+       WHERE repo = $1 AND path = $2 AND start_line <= $3 AND $3 <= end_line ORDER BY c.id`,
       [this.repo.id, path.replace(/^\.\//, ''), line],
     );
     const row = rows.find((r) => line < r.end_line) ?? rows[0];

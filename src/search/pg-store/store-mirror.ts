@@ -8,9 +8,6 @@ import type { Chunk } from '../chunker.js';
 import { GrowingInts } from '../postings.js';
 import { B, K1 } from './store-postings.js';
 
-/** Chunks read per statement while loading (a large repository's postings are read in pages). */
-const PAGE = 5000;
-
 interface TermPostings {
   docs: GrowingInts;
   tfs: GrowingInts;
@@ -32,6 +29,8 @@ interface Delta {
  * server of one store, however long it has run, scores alike.
  */
 export class StoreMirror {
+  /** Chunks read per statement while loading (a large repository's postings are read in pages); tests lower it. */
+  static pageSize = 5000;
   generation = -1;
   private ids: string[] = [];
   private readonly local = new Map<string, number>();
@@ -184,9 +183,10 @@ async function readDelta(client: PoolClient, repo: number, since: number): Promi
   const added: Delta['added'] = [];
   for (let after = '0'; ; ) {
     const { rows } = await client.query<ChunkRow>(
-      `SELECT id::text AS id, path, start_line, end_line, language, symbols, length, postings
-       FROM mcpkit_chunks WHERE repo = $1 AND generation > $2 AND id > $3 ORDER BY id LIMIT ${PAGE}`,
-      [repo, since, after],
+      // Ordered by the bigint column, not the text it is read as (where "10000" < "9").
+      `SELECT c.id::text AS id, path, start_line, end_line, language, symbols, length, postings
+       FROM mcpkit_chunks c WHERE repo = $1 AND generation > $2 AND c.id > $3 ORDER BY c.id LIMIT $4`,
+      [repo, since, after, StoreMirror.pageSize],
     );
     for (const row of rows)
       added.push({
@@ -201,7 +201,7 @@ async function readDelta(client: PoolClient, repo: number, since: number): Promi
           symbols: row.symbols === '' ? [] : row.symbols.split('\n'),
         },
       });
-    if (rows.length < PAGE) break;
+    if (rows.length < StoreMirror.pageSize) break;
     after = (rows[rows.length - 1] as ChunkRow).id;
   }
   return { generation, removed, added };
