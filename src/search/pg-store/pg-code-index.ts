@@ -16,6 +16,9 @@ import { tokenize } from '../tokenize.js';
 import { StoreMirror } from './store-mirror.js';
 import { checkout, type StoreTarget, storeFailure } from './store-url.js';
 
+/** How often a search ranks again when the store moved while it ranked (a re-index under way). */
+const MAX_ATTEMPTS = 3;
+
 /** A repository row of the store. */
 export interface StoredRepo {
   id: number;
@@ -87,7 +90,7 @@ export class PgCodeIndex implements SearchableIndex {
     const counts = new Map<string, number>();
     for (const token of tokenize(`${chunk.symbols.join(' ')} ${chunk.content}`))
       counts.set(token, (counts.get(token) ?? 0) + 1);
-    await this.sync();
+    await this.sync(await this.storeGeneration());
     const { mirror } = this;
     const weighted = [...counts.entries()]
       .map(([term, count]) => [term, Math.log(1 + count) * mirror.idf(term)] as const)
@@ -105,12 +108,27 @@ export class PgCodeIndex implements SearchableIndex {
     exclude: string | undefined,
     weights: Readonly<RankingWeights>,
   ): Promise<SearchHit[]> {
-    for (let attempt = 0; ; attempt++) {
-      await this.sync();
+    if (this.mirror.generation < 0) await this.sync(await this.storeGeneration());
+    for (let attempt = 1; ; attempt++) {
+      // The store's generation is read while the copy ranks and the shown code is read: one round trip, not two.
+      const used = this.mirror.generation;
+      const current = this.storeGeneration();
+      current.catch(() => undefined);
       const hits = await this.rankOnce(terms, query, limit, exclude, weights);
-      // A shown chunk replaced since the copy was brought up to date (a re-index that moment): search again.
-      if (hits || attempt > 0) return hits ?? [];
+      const now = await current;
+      // The store moved meanwhile (a re-index): bring the copy up to date and rank again, a few times at most.
+      if (now === used || attempt === MAX_ATTEMPTS) return hits ?? [];
+      await this.sync(now);
     }
+  }
+
+  /** The repository's generation in the store now. */
+  private async storeGeneration(): Promise<number> {
+    const { rows } = await this.query<{ generation: string }>(
+      'SELECT generation FROM mcpkit_repos WHERE id = $1',
+      [this.repo.id],
+    );
+    return Number(rows[0]?.generation ?? 0);
   }
 
   private async rankOnce(
@@ -156,15 +174,11 @@ export class PgCodeIndex implements SearchableIndex {
   }
 
   /**
-   * Brings the copy to the store's generation (one statement when nothing changed); one refresh at a time, and a
-   * copy holding many removed chunks is loaded afresh.
+   * Brings the copy to the store's generation (read just before; nothing when the copy has it); one refresh at a
+   * time, and a copy holding many removed chunks is loaded afresh.
    */
-  private async sync(): Promise<void> {
-    const { rows } = await this.query<{ generation: string }>(
-      'SELECT generation FROM mcpkit_repos WHERE id = $1',
-      [this.repo.id],
-    );
-    if (Number(rows[0]?.generation ?? 0) === this.mirror.generation) return;
+  private async sync(generation: number): Promise<void> {
+    if (generation === this.mirror.generation) return;
     this.syncing ??= (async () => {
       const next = this.mirror.wasteful ? new StoreMirror() : this.mirror;
       const client = await checkout(this.pool, this.target);
