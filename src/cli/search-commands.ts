@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseDbTargets } from '../search/db/db-target.js';
 import { withDatabases } from '../search/db/index-databases.js';
@@ -14,6 +14,8 @@ import {
   type SearchMode,
   StaticModel,
 } from '../search/index.js';
+import { indexIntoStore, PgStore, parseStoreUrl } from '../search/pg-store/index.js';
+import { cacheCapacity } from '../search/repo-cache.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
@@ -33,7 +35,10 @@ interface ServerFlags extends ServeFlags {
   dbWatch?: boolean;
   /** commander's `--no-save-index`: false when given. */
   saveIndex: boolean;
+  store?: string;
 }
+
+const STORE_HELP = 'a shared code index in PostgreSQL (postgres://user:password@host:port/database)';
 
 const DB_HELP =
   'a database whose schema is searched too: [NAME=]postgres://…, mysql://… or a SQLite file; ${VAR} expanded (repeatable)';
@@ -78,15 +83,29 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       '--no-save-index',
       'do not save the index in the user cache directory (it is rebuilt at every start)',
     )
+    .option(
+      '--store <url>',
+      `${STORE_HELP}: answer from it (written by mcpkit index --store) instead of indexing`,
+    )
     .action(async (path: string | undefined, flags: ServerFlags) => {
       checkServeFlags('search-server', flags);
-      const mode = modeFlag(flags);
+      if (flags.store && (flags.db.length > 0 || flags.model))
+        usage('search-server: --store answers from the stored index; --db and --model do not apply to it');
+      if (flags.store) parseStoreUrl(flags.store);
+      const mode = flags.store ? 'bm25' : modeFlag(flags);
       const root = resolve(io.cwd, path ?? '.');
       // Bound before the repository is indexed: a busy port fails at once.
       const port = await bindFirst(flags);
       try {
         const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
+        const store = flags.store
+          ? await PgStore.connect(
+              flags.store,
+              cacheCapacity(io.env, (m) => io.err(`mcpkit search: ${m}\n`)),
+            )
+          : undefined;
         const server = createSearchServer({
+          ...(store ? { store } : {}),
           ...(model ? { model } : {}),
           ...(flags.vectors ? {} : { vectors: 'none' as const }),
           saveIndex: flags.saveIndex,
@@ -113,7 +132,9 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
           io,
           server.factory,
           port ? { ...flags, port: port.port } : flags,
-          `mcpkit search: serving ${root}`,
+          store
+            ? `mcpkit search: serving the code index at ${store.address} (default repo ${basename(root)})`
+            : `mcpkit search: serving ${root}`,
           () => server.close(),
         );
       } finally {
@@ -184,35 +205,66 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       collect,
       [],
     )
-    .action(async (path: string, flags: { vectors: boolean; db: string[] }) => {
-      const started = performance.now();
-      const bar = progressBar(io);
-      let indexedMs = 0;
-      // From scratch: this is how a stale or foreign saved index gets replaced. The vectors are saved with it, so
-      // a start with the saved index searches in hybrid mode at once.
-      const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);
-      const { index, done } = CodeIndex.open(resolve(io.cwd, path), {
-        saved: false,
-        ...(budget > 0 ? { memoryLimitMb: budget } : {}),
-        vectors: flags.vectors ? 'background' : 'none',
-        onWarning: (m) => io.err(`mcpkit index: ${m}\n`),
-        ...(bar ? { onProgress: bar.update } : {}),
-      });
-      await done.finally(() => bar?.done());
-      indexedMs = Math.round(performance.now() - started);
-      await index.vectorsReady();
-      const vectorsMs = Math.round(performance.now() - started) - indexedMs;
-      const file = await index.save();
-      const guarded = describeReport(index.report);
-      const learned = index.hasVectors ? `, vectors in ${vectorsMs} ms` : '';
-      io.out(
-        `indexed ${count(index.files, 'file')}, ${count(index.chunkCount, 'chunk')} in ${indexedMs} ms${learned}${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
-      );
-      const warn = (m: string) => io.err(`mcpkit index: ${m}\n`);
-      await withDatabases(index, parseDbTargets(flags.db, io.env, io.cwd, warn), warn, (m) =>
-        io.out(`${m}\n`),
-      );
-    });
+    .option(
+      '--store <url>',
+      `${STORE_HELP}: write the index there (changed files only) instead of under the repository`,
+    )
+    .option(
+      '--name <name>',
+      "with --store: the repository's name there, what a search's repo names (default: its directory name)",
+    )
+    .action(
+      async (path: string, flags: { vectors: boolean; db: string[]; store?: string; name?: string }) => {
+        if (flags.name !== undefined && !flags.store) usage('index: --name needs --store');
+        if (flags.store && flags.db.length > 0)
+          usage('index: --db is not written to --store (schemas are read live by search-server)');
+        if (flags.store) return indexToStore(io, resolve(io.cwd, path), flags.store, flags.name);
+        const started = performance.now();
+        const bar = progressBar(io);
+        let indexedMs = 0;
+        // From scratch: this is how a stale or foreign saved index gets replaced. The vectors are saved with it, so
+        // a start with the saved index searches in hybrid mode at once.
+        const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);
+        const { index, done } = CodeIndex.open(resolve(io.cwd, path), {
+          saved: false,
+          ...(budget > 0 ? { memoryLimitMb: budget } : {}),
+          vectors: flags.vectors ? 'background' : 'none',
+          onWarning: (m) => io.err(`mcpkit index: ${m}\n`),
+          ...(bar ? { onProgress: bar.update } : {}),
+        });
+        await done.finally(() => bar?.done());
+        indexedMs = Math.round(performance.now() - started);
+        await index.vectorsReady();
+        const vectorsMs = Math.round(performance.now() - started) - indexedMs;
+        const file = await index.save();
+        const guarded = describeReport(index.report);
+        const learned = index.hasVectors ? `, vectors in ${vectorsMs} ms` : '';
+        io.out(
+          `indexed ${count(index.files, 'file')}, ${count(index.chunkCount, 'chunk')} in ${indexedMs} ms${learned}${guarded ? ` (${guarded})` : ''}; saved ${file}\n`,
+        );
+        const warn = (m: string) => io.err(`mcpkit index: ${m}\n`);
+        await withDatabases(index, parseDbTargets(flags.db, io.env, io.cwd, warn), warn, (m) =>
+          io.out(`${m}\n`),
+        );
+      },
+    );
+}
+
+/** `mcpkit index <path> --store URL`: the repository written to the shared index, changed files only. */
+async function indexToStore(io: CliIO, root: string, url: string, name: string | undefined): Promise<void> {
+  const target = parseStoreUrl(url);
+  const started = performance.now();
+  const bar = progressBar(io);
+  const result = await indexIntoStore(root, target, {
+    ...(name ? { name } : {}),
+    onWarning: (m) => io.err(`mcpkit index: ${m}\n`),
+    ...(bar ? { onProgress: (done, total) => bar.update(done, total, 0) } : {}),
+  }).finally(() => bar?.done());
+  const ms = Math.round(performance.now() - started);
+  const guarded = describeReport(result.report);
+  io.out(
+    `indexed ${result.name} into ${target.address}: ${count(result.files, 'file')}, ${count(result.chunks, 'chunk')}; ${count(result.written, 'file')} written, ${result.removed} removed in ${ms} ms${guarded ? ` (${guarded})` : ''}\n`,
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { type McpServerFactory, Server } from '@modelcontextprotocol/server';
+import { McpkitError } from '../errors/index.js';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
 import type { CodeIndex, SearchMode } from './code-index.js';
 import { DbSchemas } from './db/db-schemas.js';
@@ -8,6 +9,7 @@ import { REINDEX_DB_TOOL, reindexDb } from './db/reindex-tool.js';
 import { cacheCapacity, RepoCache } from './repo-cache.js';
 import { repoLocator } from './repo-location.js';
 import { SEARCH_TOOLS, searchToolsHandler } from './search-tools.js';
+import type { SearchableIndex } from './searchable-index.js';
 import type { StaticModel } from './static-model.js';
 
 /** Options for {@link createSearchServer}. */
@@ -48,6 +50,18 @@ export interface SearchServerOptions {
   dbRefreshSeconds?: number;
   /** PostgreSQL: install a DDL event trigger and LISTEN, so a schema change is seen at once (`--db-watch`). */
   dbWatch?: boolean;
+  /**
+   * A shared index (`--store postgres://…`, src/search/pg-store/) searched instead of indexing in memory: a call's
+   * `repo` names a repository in it, none the root's base name. Nothing is indexed, watched or saved here.
+   */
+  store?: IndexStore;
+}
+
+/** Where a server's indexes live when they are not built in memory: repositories by name. */
+export interface IndexStore {
+  /** The index of a repository by name; an unknown name is an INVALID_ARGUMENT McpkitError. */
+  open(name: string): Promise<SearchableIndex>;
+  close(): Promise<void>;
 }
 
 /** A code-search server: one MCP server per connection from `factory`, all sharing one repository cache. */
@@ -85,8 +99,10 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
     env,
     log,
   });
-  cache.get(root);
+  const { store } = options;
+  if (!store) cache.get(root);
   const callTool = searchToolsHandler({
+    ...(store ? { store: (repo: string | undefined) => store.open(repo ?? basename(root)) } : {}),
     cache,
     locate: repoLocator({ root, allowPaths: options.allowPaths ?? [], env }),
     waitMs: options.waitMs ?? 1500,
@@ -120,6 +136,11 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
   return {
     factory,
     ready: async () => {
+      if (store)
+        throw new McpkitError(
+          'INVALID_ARGUMENT',
+          'this search server answers from its store, not an in-memory index',
+        );
       const { index } = cache.get(root);
       await cache.watched(root);
       const ready = await index;
@@ -131,6 +152,7 @@ export function createSearchServer(options: SearchServerOptions): SearchServer {
     close: async () => {
       await databases?.close();
       await cache.close();
+      await store?.close();
     },
   };
 }

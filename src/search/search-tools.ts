@@ -9,10 +9,11 @@ import {
 import { z } from 'zod';
 import { isMcpkitError, McpkitError } from '../errors/index.js';
 import { failedResult, progressSender, textResult } from '../serve/index.js';
-import { type CodeIndex, SEARCH_MODES, type SearchMode } from './code-index.js';
+import { SEARCH_MODES, type SearchMode } from './code-index.js';
 import type { CachedRepo, RepoCache } from './repo-cache.js';
 import type { RepoLocation } from './repo-location.js';
 import { formatResults } from './results.js';
+import type { SearchableIndex } from './searchable-index.js';
 import type { StaticModel } from './static-model.js';
 
 // The tools' arguments, named and shaped as semble's (`top_k`, `file_path`) so agents used to it work unchanged.
@@ -122,6 +123,8 @@ export interface SearchToolsOptions {
   mode?: SearchMode;
   vectors?: 'corpus' | 'background' | 'none';
   model?: StaticModel;
+  /** The index of a `repo` in a shared store (`--store`): used instead of `cache` and `locate` when given. */
+  store?: (repo: string | undefined) => Promise<SearchableIndex>;
   log: (message: string) => void;
 }
 
@@ -132,6 +135,7 @@ export function searchToolsHandler(
   let warnedVectors = false;
 
   const indexOf = async (repo: string | undefined, ctx: ServerContext): Promise<Searched> => {
+    if (options.store) return { index: await options.store(repo) };
     const { key, clone } = await options.locate(repo);
     return waitForIndex(options.cache.get(key, clone), key, ctx, options.waitMs);
   };
@@ -145,7 +149,7 @@ export function searchToolsHandler(
       options.log('vectors are off (--no-vectors): semantic and hybrid searches rank with bm25');
     }
     const used: SearchMode = index.hasVectors ? mode : 'bm25';
-    const hits = index.search(query, limit, used);
+    const hits = await index.search(query, limit, used);
     const so = partial ? ` (${partial})` : '';
     if (hits.length === 0) return textResult(`No results found.${so}`);
     return textResult(
@@ -160,10 +164,10 @@ export function searchToolsHandler(
     const { file_path: file, line, top_k: limit } = args;
     const { index } = await indexOf(args.repo, ctx);
     const path = isAbsolute(file) ? relative(index.root, file).split(sep).join('/') : file;
-    if (!index.hasFile(path)) throw refuse(`${file} is not in the index of ${index.root}`);
-    const chunk = index.chunkAt(path, line);
+    if (!(await index.hasFile(path))) throw refuse(`${file} is not in the index of ${index.root}`);
+    const chunk = await index.chunkAt(path, line);
     if (!chunk) throw refuse(`no indexed code at ${file}:${line} (past the end of the file?)`);
-    const hits = index.findRelated(chunk, limit);
+    const hits = await index.findRelated(chunk, limit);
     if (hits.length === 0) return textResult(`No related chunks found for ${file}:${line}.`);
     return textResult(formatResults(`Chunks related to ${file}:${line}`, hits));
   };
@@ -194,7 +198,7 @@ const CLONE_WAIT_MS = 30_000;
 
 /** The index a call searches, and how far its build is when it is not complete. */
 interface Searched {
-  index: CodeIndex;
+  index: SearchableIndex;
   /** `partial: 6,012 of 15,143 files` while the build is under way. */
   partial?: string;
 }

@@ -1,0 +1,147 @@
+// The shared code index in PostgreSQL (issue 19) against the in-memory index, in one run on one machine: a tree of
+// ~10.5k Java files (five modules of the JDK's sources), indexed into a private PostgreSQL (files/s, fresh, again
+// with nothing changed, and with 20 files changed) and in memory; a server's first search (it loads its copy of
+// the postings); then the same queries on both (p50/p99, bm25, limit 5; each store search first asks the store
+// for its generation) and whether their ranked paths are equal. PostgreSQL is Debian's (the tests' private server helper).
+//
+// The tree: MCPKIT_BENCH_JDK_SRC (a src.zip), else Debian's openjdk-17-source; skipped with one line when neither.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CodeIndex } from '../src/search/code-index.js';
+import { indexIntoStore, PgStore, parseStoreUrl } from '../src/search/pg-store/index.js';
+import { walk } from '../src/search/walk.js';
+import { postgresBin, startPostgres } from '../test/helpers/databases.js';
+
+const MODULES = ['java.base', 'java.desktop', 'java.xml', 'jdk.localedata', 'jdk.hotspot.agent'];
+const QUERIES = [
+  'parse an HTTP date header',
+  'ConcurrentHashMap',
+  'compute the hash code of a string',
+  'read bytes from an input stream into a buffer',
+  'ZipEntry',
+  'format a number with a locale',
+  'resolve a relative URI against a base',
+  'thread pool executor rejected task',
+  'BigDecimal divide rounding mode',
+  'load a class by name with a class loader',
+  'TLS handshake certificate verification',
+  'parse XML with a SAX handler',
+  'compare two strings ignoring case',
+  'ArrayList',
+  'serialize an object to a stream',
+  'regular expression pattern matcher groups',
+  'daylight saving time zone offset',
+  'Files.walk',
+  'sort an array with a comparator',
+  'create a temporary file',
+];
+const ROUNDS = 5;
+
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] as number;
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+
+async function main(): Promise<void> {
+  const zip = process.env.MCPKIT_BENCH_JDK_SRC ?? '/usr/lib/jvm/openjdk-17/lib/src.zip';
+  if (!existsSync(zip) || !postgresBin()) {
+    console.log(
+      `search store benchmark: skipped: ${postgresBin() ? `no ${zip}` : 'no PostgreSQL (apt-get install postgresql)'}`,
+    );
+    return;
+  }
+  const tree = mkdtempSync(join(tmpdir(), 'mcpkit-bench-store-'));
+  const pg = await startPostgres();
+  try {
+    if (spawnSync('unzip', ['-q', zip, ...MODULES.map((m) => `${m}/*`), '-d', tree]).status !== 0) {
+      console.log(`search store benchmark: skipped: cannot unzip ${zip}`);
+      return;
+    }
+    const files = (await walk(tree, undefined, { sniff: false })).length;
+    const url = pg.adminUrl('postgres');
+    const target = parseStoreUrl(url);
+
+    let started = performance.now();
+    const fresh = await indexIntoStore(tree, target, { name: 'jdk' });
+    const freshMs = performance.now() - started;
+    started = performance.now();
+    const same = await indexIntoStore(tree, target, { name: 'jdk' });
+    const sameMs = performance.now() - started;
+    const changed = (await walk(tree, undefined, { sniff: false })).slice(0, 20);
+    for (const file of changed) await appendFile(join(tree, file.path), '\n// changed for the benchmark\n');
+    started = performance.now();
+    const some = await indexIntoStore(tree, target, { name: 'jdk' });
+    const someMs = performance.now() - started;
+
+    started = performance.now();
+    const memory = await CodeIndex.build(tree, { saved: false, vectors: 'none' });
+    const memoryMs = performance.now() - started;
+
+    const store = await PgStore.connect(url);
+    const index = await store.open('jdk');
+    const rssBefore = process.memoryUsage.rss();
+    started = performance.now();
+    await index.search('warm up', 5);
+    const loadMs = performance.now() - started;
+    const loadMb = (process.memoryUsage.rss() - rssBefore) / 1048576;
+    const storeTimes: number[] = [];
+    const memoryTimes: number[] = [];
+    let equal = 0;
+    for (const query of QUERIES) {
+      const a = memory.search(query, 5, 'bm25').map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
+      const b = (await index.search(query, 5)).map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
+      if (a.join() === b.join()) equal++;
+      else console.log(`  differs: ${query}\n    memory ${a.join(' ')}\n    store  ${b.join(' ')}`);
+    }
+    for (let round = 0; round < ROUNDS; round++)
+      for (const query of QUERIES) {
+        let t = performance.now();
+        memory.search(query, 5, 'bm25');
+        memoryTimes.push(performance.now() - t);
+        t = performance.now();
+        await index.search(query, 5);
+        storeTimes.push(performance.now() - t);
+      }
+    const { default: driver } = await import('pg');
+    const client = new driver.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query<{ mb: string }>(
+      'SELECT pg_database_size(current_database()) / 1048576 AS mb',
+    );
+    await client.end();
+    await store.close();
+
+    const perSecond = (n: number, t: number) => `${Math.round((n / t) * 1000)} files/s`;
+    console.log(
+      `search store (PostgreSQL ${postgresBin()?.split('/').at(-2)}) — ${files} files of the JDK (${MODULES.join(', ')}), ${fresh.chunks} chunks, database ${rows[0]?.mb} MB`,
+    );
+    console.log(
+      `  index into the store, fresh:      ${Math.round(freshMs)} ms (${perSecond(fresh.written, freshMs)})`,
+    );
+    console.log(
+      `  again, nothing changed:           ${Math.round(sameMs)} ms (${same.written} written; every file hashed)`,
+    );
+    console.log(
+      `  again, ${changed.length} files changed:          ${Math.round(someMs)} ms (${some.written} written)`,
+    );
+    console.log(
+      `  in-memory build (bm25, no save):  ${Math.round(memoryMs)} ms (${perSecond(memory.files, memoryMs)})`,
+    );
+    console.log(
+      `  a server's first search (loads its copy of the postings): ${Math.round(loadMs)} ms, +${Math.round(loadMb)} MB RSS`,
+    );
+    console.log(`  search p50 / p99, ${QUERIES.length} queries × ${ROUNDS}, bm25, top 5:`);
+    console.log(`    store      ${ms(percentile(storeTimes, 0.5))} / ${ms(percentile(storeTimes, 0.99))}`);
+    console.log(`    in memory  ${ms(percentile(memoryTimes, 0.5))} / ${ms(percentile(memoryTimes, 0.99))}`);
+    console.log(
+      `  same ranked paths as in memory: ${equal} of ${QUERIES.length} queries (after the 20-file change: the store counts live chunks only)`,
+    );
+  } finally {
+    await pg.close();
+    rmSync(tree, { recursive: true, force: true });
+  }
+}
+
+await main();
