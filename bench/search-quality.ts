@@ -10,7 +10,7 @@
 // min(10, relevant files)), a relevant path matches a result ending in `/<path>`, as semble's benchmark scores.
 //
 //   tsx bench/search-quality.ts [--verbose] [--ablate] [--no-nl] [--only=suite,suite]
-// SEARCH_QUALITY_FIXTURES=DIR runs another set in the same format (`"package"` under bench/corpora/node_modules,
+// MODEL=DIR uses a static model's vectors (`--model DIR`); SEARCH_QUALITY_FIXTURES=DIR runs another set in the same format (`"package"` under bench/corpora/node_modules,
 // or `"tree"` under bench/corpora/trees); with --ablate, TRY='[["name", {"path": 1.2}]]' adds columns of other
 // weights; VERBOSE_MODE=bm25|semantic picks which mode's misses --verbose lists (default hybrid).
 import { spawnSync } from 'node:child_process';
@@ -19,6 +19,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
 import type { RankingWeights } from '../src/search/ranking.js';
+import { StaticModel } from '../src/search/static-model.js';
 import { corporaModules } from './corpora.js';
 import { blankedCopy } from './nl-queries.js';
 
@@ -178,7 +179,7 @@ class Table {
   }
   print(title: string, order?: string[]): void {
     console.log(title);
-    console.log(`  ${''.padEnd(22)}${this.columns.map((c) => c.padStart(11)).join('')}     n`);
+    console.log(`  ${''.padEnd(22)}${this.columns.map((c) => c.padStart(12)).join('')}     n`);
     const names = order ?? [...this.rows.keys()];
     for (const name of names) {
       const cells = this.rows.get(name);
@@ -203,9 +204,14 @@ const ABLATIONS: Array<[string, Partial<RankingWeights>]> = [
   ['-test', { test: 1 }],
   ['-diversity', { sameFile: 1 }],
   ['-docs', { docs: 1 }],
+  ['-fileEvid', { fileEvidence: 0 }],
+  ['-fileName', { fileName: 0 }],
   ...(process.env.TRY ? (JSON.parse(process.env.TRY) as Array<[string, Partial<RankingWeights>]>) : []),
 ];
 
+// MODEL=DIR: chunk vectors from a static model instead of the corpus's own (`--model DIR`).
+const model = process.env.MODEL ? await StaticModel.load(process.env.MODEL) : undefined;
+const withModel = model ? { model } : {};
 const byLanguage = new Table();
 const byKind = new Table();
 const nlTable = new Table();
@@ -215,6 +221,7 @@ for (const suite of suites) {
   const root = rootOf(suite);
   const index = await CodeIndex.build(root, {
     saved: false,
+    ...withModel,
     ...(process.env.VECTORS === 'none' ? { vectors: 'none' as const } : {}),
   });
   const modes: SearchMode[] = index.hasVectors ? ['bm25', 'semantic', 'hybrid'] : ['bm25'];
@@ -257,7 +264,7 @@ for (const suite of suites) {
   if (!process.argv.includes('--no-nl') && suite.tree) {
     const { dir, queries } = blankedCopy(root, 14);
     try {
-      const blank = await CodeIndex.build(dir, { saved: false });
+      const blank = await CodeIndex.build(dir, { saved: false, ...withModel });
       for (const q of queries) {
         for (const mode of blank.hasVectors
           ? (['bm25', 'semantic', 'hybrid'] as const)
