@@ -12,8 +12,10 @@ export interface NlQuery {
   file: string;
 }
 
-type Style = 'slash' | 'hash' | 'dash' | 'python';
-const STYLE: Record<string, Style> = {
+/** How a language writes doc comments. */
+export type Style = 'slash' | 'hash' | 'dash' | 'python';
+/** Comment style by file extension. */
+export const STYLE: Record<string, Style> = {
   '.java': 'slash',
   '.c': 'slash',
   '.h': 'slash',
@@ -43,8 +45,11 @@ const COMMENT: Record<Exclude<Style, 'python'>, RegExp> = {
 const DEFINITION =
   /\b(class|struct|interface|enum|trait|fn|func|fun|def|function|module|protocol|extension|object|impl|record|void|static|public|private|protected|internal|export|local|sub)\b|^\s*[A-Za-z_][\w:<>*&\s]*\(/;
 
-/** Blocks of doc comment: 0-based inclusive line ranges, with the definition line that follows each. */
-function docBlocks(lines: string[], style: Style): Array<{ start: number; end: number; text: string }> {
+/** Blocks of doc comment: 0-based inclusive line ranges (the definition follows each), and their text. */
+export function docBlocks(
+  lines: string[],
+  style: Style,
+): Array<{ start: number; end: number; text: string }> {
   const out: Array<{ start: number; end: number; text: string }> = [];
   if (style === 'python') {
     for (let i = 0; i < lines.length - 1; i++) {
