@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { parseDbTargets } from '../search/db/db-target.js';
 import { withDatabases } from '../search/db/index-databases.js';
 import {
+  BUILTIN_MODEL,
   CodeIndex,
   cachedIndexFile,
   createSearchServer,
@@ -44,6 +45,9 @@ const DB_HELP =
   'a database whose schema is searched too: [NAME=]postgres://…, mysql://… or a SQLite file; ${VAR} expanded (repeatable)';
 
 /** `--mode` checked: a known mode, and vectors for the two that need them. */
+/** `--model builtin` is the shipped model; anything else a directory. */
+const modelDir = (cwd: string, model: string) => (model === BUILTIN_MODEL ? model : resolve(cwd, model));
+
 function modeFlag(flags: { mode?: string; model?: string; vectors: boolean }): SearchMode {
   const hasVectors = flags.vectors || flags.model !== undefined;
   const chosen = flags.mode ?? (hasVectors ? 'hybrid' : 'bm25');
@@ -65,7 +69,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .option('--allow-path <dir>', 'another directory a call may search (repeatable)', collect, [])
     .option(
       '--model <dir>',
-      'a model2vec-format static model (tokenizer.json + model.safetensors) for semantic search',
+      'a model2vec-format static model (tokenizer.json + model.safetensors) for semantic search; `builtin`: the one shipped',
     )
     .option('--mode <mode>', 'the mode of a search that names none: hybrid (default), semantic or bm25')
     .option('--no-vectors', NO_VECTORS)
@@ -97,7 +101,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       // Bound before the repository is indexed: a busy port fails at once.
       const port = await bindFirst(flags);
       try {
-        const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
+        const model = flags.model ? await StaticModel.load(modelDir(io.cwd, flags.model)) : undefined;
         const store = flags.store
           ? await PgStore.connect(
               flags.store,
@@ -149,7 +153,10 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .argument('<query>', 'what to look for')
     .option('--top-k <n>', 'how many results', positiveInteger('--top-k'), 5)
     .option('--mode <mode>', 'hybrid (default), semantic or bm25')
-    .option('--model <dir>', 'a model2vec-format static model for semantic and hybrid search')
+    .option(
+      '--model <dir>',
+      'a model2vec-format static model for semantic and hybrid search (`builtin`: the one shipped)',
+    )
     .option('--no-vectors', NO_VECTORS)
     .option('--json', 'print the results as JSON')
     .option('--db <url>', DB_HELP, collect, [])
@@ -168,7 +175,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       ) => {
         const mode = modeFlag(flags);
         if (query.trim() === '') usage('query: the query must not be empty');
-        const model = flags.model ? await StaticModel.load(resolve(io.cwd, flags.model)) : undefined;
+        const model = flags.model ? await StaticModel.load(modelDir(io.cwd, flags.model)) : undefined;
         const warn = (m: string) => io.err(`mcpkit query: ${m}\n`);
         const bar = progressBar(io);
         const budget = Number(io.env.MCPKIT_SEARCH_MEMORY_MB);

@@ -108,7 +108,12 @@ export async function chunkFile(path: string, text: string, options: ChunkOption
       }
     }
   }
-  const ranges = spec.name === 'markdown' ? markdownSections(lines) : windows(0, lines.length - 1);
+  const ranges =
+    spec.name === 'markdown'
+      ? markdownSections(lines)
+      : spec.definitions
+        ? mergeTiny(definitionCut(lines, spec.definitions))
+        : windows(0, lines.length - 1);
   return ranges.map((range) => toChunk(path, spec, lines, range));
 }
 
@@ -176,6 +181,15 @@ function splitNode(node: SyntaxNode, units: ReadonlySet<string>, until: number):
 function nameOf(node: SyntaxNode): string[] {
   const name = node.childForFieldName('name');
   if (name) return [name.text];
+  // C and C++ functions name themselves in a declarator chain: `int *crc_update(int crc)`, `void Sink::flush()`.
+  let declarator = node.childForFieldName('declarator');
+  for (let depth = 0; declarator && depth < 8; depth++) {
+    const inner = declarator.childForFieldName('declarator');
+    if (!inner) break;
+    declarator = inner;
+  }
+  if (declarator && /identifier|_name$/.test(declarator.type) && declarator.text.length < 100)
+    return [declarator.text.split('::').pop() as string];
   // `const x = () => …`, `export function f`, decorated definitions: the name is one level down.
   for (const child of node.namedChildren) {
     if (!child) continue;
@@ -217,6 +231,39 @@ function mergeTiny(ranges: Range[]): Range[] {
       last.symbols = [...new Set([...last.symbols, ...range.symbols])];
     } else out.push({ ...range });
   }
+  return out;
+}
+
+/** Lines that are only a comment (any of the common markers): they go with the definition below them. */
+const COMMENT_LINE = /^\s*(\/\/|\/\*|\*|#(?!!)|--|;|\{-|-\})/;
+
+/**
+ * For a language without a grammar: a chunk starts at every line that opens a definition (with the comments
+ * right above it) and is named after it; a piece over MAX_LINES is cut in windows, its name on the first.
+ */
+function definitionCut(lines: string[], pattern: RegExp): Range[] {
+  const starts: Array<{ row: number; name: string }> = [];
+  for (let row = 0; row < lines.length; row++) {
+    const line = lines[row] as string;
+    if (line.length > 300) continue;
+    const match = pattern.exec(line);
+    const name = match?.slice(1).find((group) => group !== undefined);
+    if (!name) continue;
+    let start = row;
+    while (start > 0 && COMMENT_LINE.test(lines[start - 1] as string)) start--;
+    const previous = starts[starts.length - 1];
+    starts.push({ row: previous && start <= previous.row ? row : start, name });
+  }
+  if (starts.length === 0) return windows(0, lines.length - 1);
+  const out: Range[] =
+    (starts[0] as { row: number }).row > 0 ? windows(0, (starts[0] as { row: number }).row - 1) : [];
+  starts.forEach(({ row, name }, i) => {
+    const end = (starts[i + 1]?.row ?? lines.length) - 1;
+    const pieces = windows(row, end);
+    const names = new Set([name, name.split(/[.:]/).pop() as string]);
+    (pieces[0] as Range).symbols = [...names];
+    out.push(...pieces);
+  });
   return out;
 }
 

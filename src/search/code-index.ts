@@ -498,6 +498,10 @@ export class CodeIndex {
     if (mode === 'bm25' || !vectors || !source)
       return this.ranked(this.bm25.scores(query), query, limit, undefined, weights);
     const encoded = 'model' in source ? source.model.encode(query) : source.corpus.encode(tokenize(query));
+    // No word of the query has a vector (`Command` in a CLI's code: a word in most chunks is left out of the
+    // vocabulary): the words are still in the index, so bm25 answers rather than nothing.
+    if (!encoded.some((x) => x !== 0))
+      return this.ranked(this.bm25.scores(query), query, limit, undefined, weights);
     const semantic = vectors.cosines(encoded, this.bm25.size);
     if (this.bm25.live < this.bm25.size)
       for (let doc = 0; doc < semantic.length; doc++) if (!this.bm25.has(doc)) semantic[doc] = 0;

@@ -12,7 +12,7 @@ export { DEFAULT_RANKING, type RankingWeights } from './ranking.js';
 export { formatResults, type ResultJson, resultsJson, shownScores } from './results.js';
 export { createSearchServer, type SearchServer, type SearchServerOptions } from './search-server.js';
 export { FindRelatedArgsSchema, SEARCH_TOOLS, SearchArgsSchema } from './search-tools.js';
-export { StaticModel } from './static-model.js';
+export { BUILTIN_MODEL, BUILTIN_MODEL_DIR, StaticModel } from './static-model.js';
 export { synonymsOf } from './synonyms.js';
 export { looksBinary } from './text-sniff.js';
 export { stem, type TokenizeOptions, tokenize } from './tokenize.js';

@@ -7,7 +7,15 @@ export interface LanguageSpec {
   grammar?: string;
   /** Node types that make a chunk of their own (functions, classes, methods, …). */
   units?: readonly string[];
+  /**
+   * For a language without a grammar: lines that start a definition, the defined name in the first capture
+   * group that matched. A chunk starts at each (with the comments right above it) and is named after it.
+   */
+  definitions?: RegExp;
 }
+
+const KOTLIN_MODIFIERS =
+  '(?:(?:public|private|protected|internal|open|abstract|sealed|data|inline|value|enum|annotation|override|suspend|operator|infix|tailrec|external|inner|companion|actual|expect|final|fun)\\s+)*';
 
 const JS_UNITS = [
   'function_declaration',
@@ -101,6 +109,51 @@ const SPECS: Record<string, LanguageSpec> = {
       'record_declaration',
     ],
   },
+  swift: {
+    name: 'swift',
+    grammar: 'swift',
+    units: [
+      'class_declaration',
+      'protocol_declaration',
+      'function_declaration',
+      'init_declaration',
+      'typealias_declaration',
+    ],
+  },
+  kotlin: {
+    name: 'kotlin',
+    definitions: new RegExp(
+      `^\\s*(?:@\\w+(?:\\([^)]*\\))?\\s+)*${KOTLIN_MODIFIERS}(?:class|interface|object|fun|typealias)\\s+(?:<[^>]*>\\s*)?(?:[\\w.]+\\.)?([A-Za-z_]\\w*)`,
+    ),
+  },
+  scala: {
+    name: 'scala',
+    definitions:
+      /^\s*(?:(?:private|protected|final|sealed|abstract|implicit|override|lazy|case|inline|opaque|transparent)(?:\[\w+\])?\s+)*(?:class|object|trait|def|type|enum|given)\s+([A-Za-z_][\w]*|`[^`]+`)/,
+  },
+  lua: {
+    name: 'lua',
+    definitions: /^\s*(?:local\s+)?(?:function\s+([\w.:]+)|([\w.:]+)\s*=\s*function\b)/,
+  },
+  bash: {
+    name: 'bash',
+    definitions: /^\s*(?:function\s+([\w:.@-]+)\s*(?:\(\s*\))?|([\w:.@-]+)\s*\(\s*\))\s*\{?\s*$/,
+  },
+  elixir: {
+    name: 'elixir',
+    definitions:
+      /^\s*(?:defmodule|defprotocol|defimpl|defmacrop?|defp?|defguardp?|defdelegate|defstruct|defexception)\s+([\w.?!]+)/,
+  },
+  haskell: {
+    name: 'haskell',
+    definitions:
+      /^(?:(?:data|newtype|type|class|instance)\s+(?:\([^)]*\)\s*=>\s*)?([A-Z][\w']*)|([a-z_][\w']*)\s*::)/,
+  },
+  zig: {
+    name: 'zig',
+    definitions:
+      /^\s*(?:pub\s+)?(?:(?:inline|export|extern)\s+)?(?:fn\s+([A-Za-z_]\w*)|(?:const|var)\s+([A-Za-z_]\w*)\s*=\s*(?:extern\s+|packed\s+)?(?:struct|enum|union|opaque|error)\b)/,
+  },
   markdown: { name: 'markdown' },
   text: { name: 'text' },
 };
@@ -129,6 +182,19 @@ const BY_EXTENSION: Record<string, string> = {
   '.rb': 'ruby',
   '.php': 'php',
   '.cs': 'csharp',
+  '.swift': 'swift',
+  '.kt': 'kotlin',
+  '.kts': 'kotlin',
+  '.scala': 'scala',
+  '.sc': 'scala',
+  '.lua': 'lua',
+  '.sh': 'bash',
+  '.bash': 'bash',
+  '.zsh': 'bash',
+  '.ex': 'elixir',
+  '.exs': 'elixir',
+  '.hs': 'haskell',
+  '.zig': 'zig',
   '.md': 'markdown',
   '.markdown': 'markdown',
   '.mdx': 'markdown',

@@ -30,6 +30,14 @@ export interface RankingWeights {
   examples: number;
   /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
   docs: number;
+  /**
+   * File-level evidence: a file's best chunk gains `fileEvidence` × the scores of its other candidate chunks
+   * (halving each further one), so a file matching in many places is not outranked by one small chunk of a
+   * neighbour. 0 = off.
+   */
+  fileEvidence: number;
+  /** Every word of the file's name (without extension) in the query: × (1 + fileName). 0 = off. */
+  fileName: number;
 }
 
 /** The weights search uses unless told otherwise. */
@@ -44,6 +52,8 @@ export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   examples: 0.6,
   semantic: 0.5,
   legacy: 0.6,
+  fileEvidence: 0.1,
+  fileName: 0.3,
 };
 
 export const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;
@@ -172,6 +182,7 @@ export function rankChunks(
       .filter((w) => /[a-z][A-Z]|_|^[A-Z]/.test(w) || queryTokens.size <= 2)
       .map((w) => w.toLowerCase()),
   );
+  const nameWords = fileWords(query);
   const wantsTests = /\btests?\b|\bspec\b/i.test(query);
   const wantsExamples = /\b(examples?|demos?|samples?|bench\w*)\b/i.test(query);
   const wantsLegacy = /\b(legacy|compat\w*|deprecated|old|v\d+)\b/i.test(query);
@@ -193,9 +204,11 @@ export function rankChunks(
     if (DECLARATION.test(chunk.path)) value *= weights.declaration;
     if (corpus.twins.has(chunk.path)) value *= weights.twin;
     if (!wantsDocs && PROSE.has(chunk.language)) value *= weights.docs;
+    if (weights.fileName > 0 && nameInQuery(chunk.path, nameWords)) value *= 1 + weights.fileName;
     return [{ chunk, score: value }];
   });
   scored.sort((a, b) => b.score - a.score);
+  if (weights.fileEvidence > 0) addFileEvidence(scored, weights.fileEvidence);
   // File diversity: the n-th chunk of a file already shown counts sameFile^n of its score.
   const seen = new Map<string, number>();
   const diverse = scored.map((hit) => {
@@ -208,6 +221,51 @@ export function rankChunks(
   // server padded results with its data files that way).
   const floor = (diverse[0]?.score ?? 0) * NEGLIGIBLE;
   return diverse.slice(0, limit).filter((hit) => hit.score > floor);
+}
+
+/**
+ * The words a query could name a file with: each identifier whole (`ProgressBar` → progressbar,
+ * `rotating_file_sink` → rotatingfilesink) and each plain word's token (`rotating` → rotat). The parts of an
+ * identifier are not among them: a query for `ParseStatus` does not name `status.ts`.
+ */
+function fileWords(query: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of query.match(/[\p{L}\p{N}_$-]+/gu) ?? []) {
+    out.add(word.replace(/[-_$]/g, '').toLowerCase());
+    const tokens = tokenize(word);
+    if (tokens.length === 1) out.add(tokens[0] as string);
+  }
+  return out;
+}
+
+/** Whether a file's name (`rotating_file_sink.h`, `ProgressBar.php`) is what the query's words say. */
+function nameInQuery(path: string, words: ReadonlySet<string>): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+  if (words.has(base.replace(/[-_$.]/g, '').toLowerCase())) return true;
+  const parts = base.split(/[-_.]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
+  return parts.length > 1 && parts.every((part) => words.has(tokenize(part)[0] ?? part.toLowerCase()));
+}
+
+/**
+ * Lifts each file's best hit by `weight` × its other hits' scores, the n-th further one halved n - 1 times
+ * (hits sorted best first; re-sorted here).
+ */
+function addFileEvidence(hits: SearchHit[], weight: number): void {
+  const best = new Map<string, SearchHit>();
+  const extra = new Map<string, number>();
+  const count = new Map<string, number>();
+  for (const hit of hits) {
+    const path = hit.chunk.path;
+    const n = count.get(path) ?? 0;
+    count.set(path, n + 1);
+    if (n === 0) best.set(path, hit);
+    else extra.set(path, (extra.get(path) ?? 0) + hit.score / 2 ** (n - 1));
+  }
+  for (const [path, sum] of extra) {
+    const hit = best.get(path) as SearchHit;
+    hit.score += weight * sum;
+  }
+  hits.sort((a, b) => b.score - a.score);
 }
 
 /** The share of the best hit's score below which a hit is left out. */

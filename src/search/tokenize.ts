@@ -21,6 +21,8 @@ export function stem(word: string): string {
   return dropFinalE(stripSuffix(word));
 }
 
+const VOWEL = /[aeiouy]/;
+
 function stripSuffix(word: string): string {
   const n = word.length;
   if (n <= 3) return word;
@@ -29,8 +31,9 @@ function stripSuffix(word: string): string {
   if (word.endsWith('ches') || word.endsWith('shes') || word.endsWith('xes')) return word.slice(0, -2);
   if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is'))
     return word.slice(0, -1);
-  if (word.endsWith('ing') && n > 5) return undouble(word.slice(0, -3));
-  if (word.endsWith('ed') && n > 4) return undouble(word.slice(0, -2));
+  // Only when a vowel is left (Porter's rule): `string` stays `string`, not `str`; `spring`, `bed` likewise.
+  if (word.endsWith('ing') && n > 5 && VOWEL.test(word.slice(0, -3))) return undouble(word.slice(0, -3));
+  if (word.endsWith('ed') && n > 4 && VOWEL.test(word.slice(0, -2))) return undouble(word.slice(0, -2));
   return word;
 }
 

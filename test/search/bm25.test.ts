@@ -31,6 +31,16 @@ describe('tokenize', () => {
       'class',
     ]);
   });
+
+  it('keeps words whose stem would have no vowel: string is not str', () => {
+    expect([stem('string'), stem('strings'), stem('spring'), stem('shed')]).toEqual([
+      'string',
+      'string',
+      'spring',
+      'shed',
+    ]);
+    expect(tokenize('toString')).toEqual(['tostring', 'string']);
+  });
 });
 
 describe('Bm25Index', () => {

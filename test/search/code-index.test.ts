@@ -327,3 +327,24 @@ describe('a file that changes while the index is live is chunked as a fresh buil
     }
   });
 });
+
+describe('semantic mode with a word in most chunks', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mcpkit-semantic-'));
+    await writeFile(join(dir, 'command.ts'), 'export class Command {\n  run(): void {}\n}\n');
+    for (const name of ['help', 'version', 'init', 'build', 'serve'])
+      await writeFile(
+        join(dir, `${name}.ts`),
+        `import { Command } from './command.js';\nexport const ${name} = new Command(); // ${name} command\n`,
+      );
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('answers a one-word symbol query the vectors leave out (it is in most chunks) instead of nothing', async () => {
+    const index = await CodeIndex.build(dir, { saved: false });
+    expect(index.hasVectors).toBe(true);
+    const hits = index.search('Command', 5, 'semantic');
+    expect(hits[0]?.chunk.path).toBe('command.ts');
+  });
+});

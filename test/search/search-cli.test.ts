@@ -65,7 +65,7 @@ describe('mcpkit query and mcpkit index', () => {
     const saved = await readFile(file);
     await writeFile(
       file,
-      Buffer.from(saved.toString('latin1').replace('"chunker":4', '"chunker":3'), 'latin1'),
+      Buffer.from(saved.toString('latin1').replace('"chunker":5', '"chunker":4'), 'latin1'),
     );
     const other = await query('purgeExpired');
     expect(other.stderr).toBe(

@@ -1,0 +1,48 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodeIndex } from '../../src/search/code-index.js';
+import { BUILTIN_MODEL, StaticModel } from '../../src/search/static-model.js';
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0);
+
+describe('the shipped static model (models/code-words)', () => {
+  let model: StaticModel;
+  let dir: string;
+  beforeAll(async () => {
+    model = await StaticModel.load(BUILTIN_MODEL);
+    dir = await mkdtemp(join(tmpdir(), 'mcpkit-builtin-model-'));
+    // Code without a comment: the query's English words are in none of these files.
+    await writeFile(
+      join(dir, 'store.ts'),
+      'export function drop(table: Map<string, number>, key: string): void {\n  table.delete(key);\n}\n',
+    );
+    await writeFile(
+      join(dir, 'pack.ts'),
+      'export function pack(bytes: Uint8Array): Uint8Array {\n  return gzipSync(deflateRaw(bytes));\n}\n',
+    );
+    await writeFile(
+      join(dir, 'dial.ts'),
+      'export function dial(host: string, port: number) {\n  return socket.connect({ host, port, timeout: 5000 });\n}\n',
+    );
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('loads from the package offline and puts English words near the code words under them', () => {
+    expect(model.dimensions).toBe(128);
+    const remove = model.encode('remove an entry');
+    expect(cosine(remove, model.encode('delete'))).toBeGreaterThan(cosine(remove, model.encode('compress')));
+    const decompress = model.encode('decompress data');
+    expect(cosine(decompress, model.encode('gzip'))).toBeGreaterThan(
+      cosine(decompress, model.encode('socket')),
+    );
+  });
+
+  it('finds uncommented code for a plain-English query that bm25 alone misses', async () => {
+    const index = await CodeIndex.build(dir, { saved: false, model });
+    expect(index.search('remove an entry', 3, 'bm25').map((h) => h.chunk.path)).not.toContain('store.ts');
+    expect(index.search('remove an entry', 3, 'hybrid')[0]?.chunk.path).toBe('store.ts');
+    expect(index.search('compress bytes', 3, 'semantic')[0]?.chunk.path).toBe('pack.ts');
+  });
+});
