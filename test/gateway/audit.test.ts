@@ -14,7 +14,10 @@ afterEach(async () => {
 
 describe('the audit log (--audit)', () => {
   it('writes a line per call — client, tool, argument digest, outcome, duration — and never what the call carried', async () => {
-    const started = await startGateway([{ name: 'everything', entry: everything }], { profile: 'review' });
+    const started = await startGateway([{ name: 'everything', entry: everything }], {
+      profiles: { review: { servers: ['everything'] } },
+      profile: 'review',
+    });
     cleanups.push(started.close);
     const file = join(started.dir, 'audit', 'calls.jsonl');
     const audit = new AuditLog(file);
