@@ -1,7 +1,8 @@
 import { join } from 'node:path';
+import { mapConcurrent } from '../internal/concurrency.js';
 import { type Chunk, chunkFile } from './chunker.js';
 import type { FileStamp } from './index-store.js';
-import type { RepoFiles } from './repo-file.js';
+import { type RepoFiles, repoFiles } from './repo-file.js';
 import { looksBinary } from './text-sniff.js';
 import { MAX_BYTES, type WalkedFile } from './walk.js';
 
@@ -82,4 +83,46 @@ export function describeReport(report: IndexReport): string {
   ]
     .filter(Boolean)
     .join(', ');
+}
+
+/** Files read and chunked at once while indexing: reads overlap the chunking of files already read. */
+const CONCURRENCY = 64;
+
+/**
+ * Chunks every walked file ({@link chunksOf}) and hands each file's chunks to `commit` in the walker's order (a
+ * file chunked early waits for those before it), so an index built from them numbers its chunks as a fresh build
+ * always does (the shared store's indexer wants whole chunks, not the counted terms `chunkFiles` sends from
+ * workers), and can be searched at any moment for the files committed so far. Nothing is held once committed.
+ * Returns what was left out.
+ */
+export async function chunkAll(
+  root: string,
+  files: readonly WalkedFile[],
+  twins: ReadonlySet<string>,
+  commit: (file: WalkedFile, chunks: Chunk[] | undefined) => void,
+  /** Asked before each file is read: true leaves the rest unread (a memory budget reached). */
+  stop: () => boolean = () => false,
+): Promise<IndexReport> {
+  const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
+  const reader = repoFiles(root);
+  const waiting = new Map<number, Chunk[] | undefined>();
+  let next = 0;
+  await mapConcurrent(files, CONCURRENCY, async (file, i) => {
+    if (stop()) return;
+    const outcome = await chunksOf(reader, file, twins.has(file.path));
+    let chunks: Chunk[] | undefined;
+    if ('chunks' in outcome) {
+      chunks = outcome.chunks;
+      if (outcome.windowed) report.windowed++;
+    } else if (outcome.skipped === 'not text') report.notText++;
+    else if (outcome.skipped === 'long lines') report.longLines++;
+    waiting.set(i, chunks);
+    while (waiting.has(next)) {
+      const ready = waiting.get(next);
+      waiting.delete(next);
+      commit(files[next] as WalkedFile, ready);
+      next++;
+    }
+  });
+  return report;
 }

@@ -209,7 +209,8 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const context = { era: 'modern' as const, signal: request.signal, ...auth };
       if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
     }
-    if (message.method === 'initialize' && !modernWire) return startSession(maker, request, message, authInfo);
+    if (message.method === 'initialize' && !modernWire)
+      return startSession(maker, request, message, authInfo);
     if (!(await isLegacyRequest(request, message)))
       return modern.fetch(request, { parsedBody: message, ...auth });
     return rpcError(400, null, -32000, 'Bad Request: no valid session id');

@@ -64,7 +64,10 @@ export async function startSession(
   const params = (message.params ?? {}) as Record<string, unknown>;
   const id = maker.shared ? maker.shared.seal.seal(params) : randomUUID();
   const { transport, session } = await build(maker, id, maker.shared?.state?.eventStore(id));
-  const response = await transport.handleRequest(request, { parsedBody: message, ...(authInfo ? { authInfo } : {}) });
+  const response = await transport.handleRequest(request, {
+    parsedBody: message,
+    ...(authInfo ? { authInfo } : {}),
+  });
   if (transport.sessionId === id) maker.sessions.add(session);
   else void session.close().catch(() => undefined);
   return response;
