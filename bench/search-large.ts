@@ -11,33 +11,8 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median } from './measure.js';
+import { JDK_QUERIES, median, percentile } from './measure.js';
 
-const QUERIES = [
-  'parse an HTTP date header',
-  'ConcurrentHashMap',
-  'compute the hash code of a string',
-  'read bytes from an input stream into a buffer',
-  'ZipEntry',
-  'format a number with a locale',
-  'resolve a relative URI against a base',
-  'thread pool executor rejected task',
-  'BigDecimal divide rounding mode',
-  'load a class by name with a class loader',
-  'TLS handshake certificate verification',
-  'parse XML with a SAX handler',
-  'compare two strings ignoring case',
-  'ArrayList',
-  'serialize an object to a stream',
-  'regular expression pattern matcher groups',
-  'daylight saving time zone offset',
-  'Files.walk',
-  'sort an array with a comparator',
-  'create a temporary file',
-];
-
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.floor(xs.length * p)] as number;
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -82,7 +57,7 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
   const t0 = performance.now();
   if (name === 'during') {
     const { ask, server, close } = await serve();
-    out.header = await ask(QUERIES[0] as string);
+    out.header = await ask(JDK_QUERIES[0] as string);
     out.firstMs = performance.now() - t0;
     await server.ready();
     out.readyMs = performance.now() - t0;
@@ -104,7 +79,7 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
     out.bytes = statSync(await index.save()).size;
   } else {
     const { ask, server, close } = await serve();
-    out.header = await ask(QUERIES[0] as string);
+    out.header = await ask(JDK_QUERIES[0] as string);
     out.firstMs = performance.now() - t0;
     const index = await server.ready();
     out.readyMs = performance.now() - t0;
@@ -113,7 +88,7 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
     const times: Record<string, number[]> = { bm25: [], semantic: [], hybrid: [] };
     for (const mode of ['bm25', 'semantic', 'hybrid'])
       for (let round = 0; round < 5; round++)
-        for (const query of QUERIES) {
+        for (const query of JDK_QUERIES) {
           const t = performance.now();
           index.search(query, 5, mode);
           times[mode]?.push(performance.now() - t);
@@ -182,7 +157,7 @@ async function main(): Promise<void> {
     const rgTimes: number[] = [];
     const hasRg = spawnSync('rg', ['--version']).status === 0;
     if (hasRg)
-      for (const query of QUERIES) {
+      for (const query of JDK_QUERIES) {
         const word = query.split(/\W+/).sort((a, b) => b.length - a.length)[0] ?? query;
         const t = performance.now();
         spawnSync('rg', ['-l', '-i', '--', word, tree], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });

@@ -14,34 +14,11 @@ import { CodeIndex } from '../src/search/code-index.js';
 import { indexIntoStore, PgStore, parseStoreUrl } from '../src/search/pg-store/index.js';
 import { walk } from '../src/search/walk.js';
 import { postgresBin, startPostgres } from '../test/helpers/databases.js';
+import { JDK_QUERIES, percentile } from './measure.js';
 
 const MODULES = ['java.base', 'java.desktop', 'java.xml', 'jdk.localedata', 'jdk.hotspot.agent'];
-const QUERIES = [
-  'parse an HTTP date header',
-  'ConcurrentHashMap',
-  'compute the hash code of a string',
-  'read bytes from an input stream into a buffer',
-  'ZipEntry',
-  'format a number with a locale',
-  'resolve a relative URI against a base',
-  'thread pool executor rejected task',
-  'BigDecimal divide rounding mode',
-  'load a class by name with a class loader',
-  'TLS handshake certificate verification',
-  'parse XML with a SAX handler',
-  'compare two strings ignoring case',
-  'ArrayList',
-  'serialize an object to a stream',
-  'regular expression pattern matcher groups',
-  'daylight saving time zone offset',
-  'Files.walk',
-  'sort an array with a comparator',
-  'create a temporary file',
-];
 const ROUNDS = 5;
 
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] as number;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
@@ -89,14 +66,14 @@ async function main(): Promise<void> {
     const storeTimes: number[] = [];
     const memoryTimes: number[] = [];
     let equal = 0;
-    for (const query of QUERIES) {
+    for (const query of JDK_QUERIES) {
       const a = memory.search(query, 5, 'bm25').map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
       const b = (await index.search(query, 5)).map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
       if (a.join() === b.join()) equal++;
       else console.log(`  differs: ${query}\n    memory ${a.join(' ')}\n    store  ${b.join(' ')}`);
     }
     for (let round = 0; round < ROUNDS; round++)
-      for (const query of QUERIES) {
+      for (const query of JDK_QUERIES) {
         let t = performance.now();
         memory.search(query, 5, 'bm25');
         memoryTimes.push(performance.now() - t);
@@ -132,11 +109,11 @@ async function main(): Promise<void> {
     console.log(
       `  a server's first search (loads its copy of the postings): ${Math.round(loadMs)} ms, +${Math.round(loadMb)} MB RSS`,
     );
-    console.log(`  search p50 / p99, ${QUERIES.length} queries × ${ROUNDS}, bm25, top 5:`);
+    console.log(`  search p50 / p99, ${JDK_QUERIES.length} queries × ${ROUNDS}, bm25, top 5:`);
     console.log(`    store      ${ms(percentile(storeTimes, 0.5))} / ${ms(percentile(storeTimes, 0.99))}`);
     console.log(`    in memory  ${ms(percentile(memoryTimes, 0.5))} / ${ms(percentile(memoryTimes, 0.99))}`);
     console.log(
-      `  same ranked paths as in memory: ${equal} of ${QUERIES.length} queries (after the 20-file change: the store counts live chunks only)`,
+      `  same ranked paths as in memory: ${equal} of ${JDK_QUERIES.length} queries (after the 20-file change: the store counts live chunks only)`,
     );
   } finally {
     await pg.close();

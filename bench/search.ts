@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
 import { corporaModules } from './corpora.js';
-import { median } from './measure.js';
+import { median, percentile } from './measure.js';
 
 const modules = corporaModules(['zod', 'ajv', 'undici']);
 const corpus = mkdtempSync(join(tmpdir(), 'mcpkit-bench-search-'));
@@ -48,9 +48,6 @@ const QUERIES = [
   'intersection of two object schemas',
   'error map localisation',
 ];
-
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.floor(xs.length * p)] as number;
 
 const t0 = performance.now();
 const first = await CodeIndex.build(corpus, { saved: false, vectors: 'none' });
