@@ -4,14 +4,18 @@
 // temp dir. Runs in the foreground; Ctrl-C (or SIGTERM) drains the replicas, stops everything and deletes the
 // dir. See docs/scale-out.md.
 //
-//   node scripts/cluster.mjs [--replicas 3] [--port 8080] [--redis-url redis://…] [--no-redis] [-- gateway flags…]
+//   node scripts/cluster.mjs [--replicas 3] [--port 8080] [--redis-url redis://…] [--no-redis] [--postgres]
+//                            [-- gateway flags…]
 //
+// --postgres adds the shared code index: a private PostgreSQL (Debian's) in the temp dir, the directory it runs in
+// indexed into it (`mcpkit index . --store`), and every replica's built-in code search answering from it
+// (`gateway --store`): one index, any replica.
 // Once up it prints one JSON line on stdout ({ url, dir, nginx, redis, replicas: [{ pid, port, url }] }) for
 // programs (the cluster test, the bench), and a summary on stderr. The gateways serve the servers configured
 // for the directory it runs in, like `mcpkit gateway` would.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,7 +25,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const mcpkit = join(root, 'dist', 'bin', 'main.js');
 
 function parse(argv) {
-  const options = { replicas: 3, port: 0, redisUrl: undefined, redis: true, gatewayArgs: [] };
+  const options = {
+    replicas: 3,
+    port: 0,
+    redisUrl: undefined,
+    redis: true,
+    postgres: false,
+    gatewayArgs: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -36,9 +47,10 @@ function parse(argv) {
     else if (arg === '--port') options.port = Number(value());
     else if (arg === '--redis-url') options.redisUrl = value();
     else if (arg === '--no-redis') options.redis = false;
+    else if (arg === '--postgres') options.postgres = true;
     else if (arg === '--help' || arg === '-h') {
       process.stderr.write(
-        'usage: node scripts/cluster.mjs [--replicas N] [--port P] [--redis-url URL | --no-redis] [-- gateway flags]\n',
+        'usage: node scripts/cluster.mjs [--replicas N] [--port P] [--redis-url URL | --no-redis] [--postgres] [-- gateway flags]\n',
       );
       process.exit(0);
     } else fail(`unknown option ${arg}`);
@@ -132,6 +144,53 @@ ${upstreams}
 `;
 }
 
+/** Where Debian put PostgreSQL's server programs (the newest version), or undefined. */
+function postgresBin() {
+  const base = '/usr/lib/postgresql';
+  const versions = spawnSync('ls', [base], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((v) => v && spawnSync('test', ['-x', join(base, v, 'bin', 'postgres')]).status === 0)
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(base, versions[0], 'bin') : undefined;
+}
+
+/**
+ * A private PostgreSQL in `dir` on a free port of 127.0.0.1, trusting local connections (it listens on loopback
+ * only and lives as long as the cluster); run as the `postgres` user when we are root (it refuses root).
+ */
+async function startPostgres(bin, dir) {
+  const data = join(dir, 'postgres');
+  mkdirSync(data, { mode: 0o700 });
+  const as = {};
+  if (process.getuid?.() === 0) {
+    const id = (flag) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    as.uid = id('-u');
+    as.gid = id('-g');
+    chownSync(dir, as.uid, as.gid);
+    chownSync(data, as.uid, as.gid);
+  }
+  const init = spawnSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8'], {
+    encoding: 'utf8',
+    ...as,
+  });
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr.trim().split('\n').pop()}`);
+  const port = await freePort();
+  const args = ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir];
+  const log = join(dir, 'postgres.log');
+  writeFileSync(log, '');
+  if (as.uid !== undefined) chownSync(log, as.uid, as.gid);
+  const child = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], ...as });
+  child.stderr.on('data', (chunk) => writeFileSync(log, chunk, { flag: 'a' }));
+  const entry = { name: 'postgres', child, log, exited: new Promise((done) => child.once('exit', done)) };
+  children.push(entry);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await until(
+    `PostgreSQL (see ${log})`,
+    async () => spawnSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]).status === 0,
+  );
+  return { url, pid: child.pid };
+}
+
 async function main() {
   const options = parse(process.argv.slice(2));
   const nginx = which('nginx');
@@ -139,6 +198,8 @@ async function main() {
   const redisServer = options.redis && !options.redisUrl ? which('redis-server') : undefined;
   if (options.redis && !options.redisUrl && !redisServer)
     fail('redis-server is not installed (apt-get install redis-server), or pass --redis-url / --no-redis');
+  const pgBin = options.postgres ? postgresBin() : undefined;
+  if (options.postgres && !pgBin) fail('PostgreSQL is not installed (apt-get install postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-cluster-'));
   let stopping = false;
   const stop = async (code) => {
@@ -147,7 +208,8 @@ async function main() {
     // Replicas first (they drain), then the balancer and the store.
     for (const entry of children) if (entry.name.startsWith('replica')) entry.child.kill('SIGTERM');
     await Promise.all(children.filter((e) => e.name.startsWith('replica')).map((e) => e.exited));
-    for (const entry of children) entry.child.kill(entry.name === 'nginx' ? 'SIGQUIT' : 'SIGTERM');
+    for (const entry of children)
+      entry.child.kill(entry.name === 'nginx' ? 'SIGQUIT' : entry.name === 'postgres' ? 'SIGINT' : 'SIGTERM');
     await Promise.all(children.map((e) => e.exited));
     rmSync(dir, { recursive: true, force: true });
     process.exit(code);
@@ -179,11 +241,23 @@ async function main() {
         return probe.status === 0 ? probe.stdout.trim() === 'PONG' : true; // no redis-cli: the replicas retry
       });
     }
+    let storeUrl;
+    let postgres;
+    if (pgBin) {
+      postgres = await startPostgres(pgBin, dir);
+      storeUrl = postgres.url;
+      const indexed = spawnSync(process.execPath, [mcpkit, 'index', process.cwd(), '--store', storeUrl], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      if (indexed.status !== 0) throw new Error(`indexing into PostgreSQL failed: ${indexed.stderr.trim()}`);
+    }
     const replicas = [];
     for (let i = 0; i < options.replicas; i++) {
       const port = await freePort();
       const args = [mcpkit, 'gateway', '-t', 'http', '--port', String(port), '--session-key', keyFile];
       if (redisUrl) args.push('--state', redisUrl);
+      if (storeUrl) args.push('--store', storeUrl);
       const entry = start(`replica${i + 1}`, process.execPath, [...args, ...options.gatewayArgs], dir);
       replicas.push({ pid: entry.child.pid, port, url: `http://127.0.0.1:${port}/mcp`, entry });
     }
@@ -215,12 +289,13 @@ async function main() {
       dir,
       nginx: { pid: balancer.child.pid, port },
       redis: redisUrl ? { url: redisUrl } : null,
+      postgres: postgres ?? null,
       replicas: replicas.map(({ pid, port: p, url: u }) => ({ pid, port: p, url: u })),
     };
     process.stdout.write(`${JSON.stringify(info)}\n`);
     process.stderr.write(
       `cluster up: ${url} → ${replicas.length} gateway replica${replicas.length === 1 ? '' : 's'}` +
-        `${redisUrl ? ` sharing ${redisUrl}` : ''}; logs in ${dir}; Ctrl-C stops it\n`,
+        `${redisUrl ? ` sharing ${redisUrl}` : ''}${storeUrl ? `, code index in ${storeUrl}` : ''}; logs in ${dir}; Ctrl-C stops it\n`,
     );
     // A replica that dies is reported, not restarted: the balancer routes around it (that is the point).
     for (const r of replicas)

@@ -24,6 +24,7 @@ import {
 } from '../gateway/index.js';
 import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
 import { parseDbTarget } from '../search/db/db-target.js';
+import { parseStoreUrl } from '../search/pg-store/store-url.js';
 import type { HttpMount } from '../serve/http.js';
 import { count } from './format.js';
 import { type ObserverFlags, startObservers } from './gateway-observers.js';
@@ -46,6 +47,7 @@ interface GatewayFlags extends ServeFlags, ObserverFlags {
   search?: boolean;
   db: string[];
   dbRefresh?: number;
+  store?: string;
   maxResultTokens: number;
   profile?: string;
 }
@@ -108,6 +110,10 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       positiveInteger('--db-refresh'),
     )
     .option(
+      '--store <url>',
+      'the built-in code search answers from this shared index in PostgreSQL (written by `mcpkit index --store`; gateway replicas share it; implies --search)',
+    )
+    .option(
       '--profile <name>',
       'serve only the tools of this profile of the config (over HTTP every profile is also at /mcp/<name>)',
     )
@@ -167,17 +173,28 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           io.err(
             `mcpkit gateway: not serving code search over ${io.cwd}; start the gateway in a project directory\n`,
           );
+        // A malformed store URL is the user's to fix before anything starts (one line, the password masked).
+        if (flags.store !== undefined) parseStoreUrl(flags.store);
         const databases = searchDatabases(flags, io);
         const builtIn =
-          !broad && (flags.search ?? (first.servers.length === 0 || flags.db.length > 0))
+          !broad &&
+          (flags.search ?? (first.servers.length === 0 || flags.db.length > 0 || flags.store !== undefined))
             ? [
                 {
                   name: 'search',
                   entry: {
                     command: process.execPath,
                     args: [cliEntry(), 'search-server', io.cwd, ...databases.args],
-                    ...(databases.specs.length > 0
-                      ? { env: { MCPKIT_SEARCH_DB: databases.specs.join('\n') } }
+                    ...(databases.specs.length > 0 || flags.store !== undefined
+                      ? {
+                          env: {
+                            ...(databases.specs.length > 0
+                              ? { MCPKIT_SEARCH_DB: databases.specs.join('\n') }
+                              : {}),
+                            // Like the databases: in the environment, so the store's password is on no command line.
+                            ...(flags.store !== undefined ? { MCPKIT_SEARCH_STORE: flags.store } : {}),
+                          },
+                        }
                       : {}),
                   },
                 },

@@ -93,6 +93,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     )
     .action(async (path: string | undefined, flags: ServerFlags) => {
       checkServeFlags('search-server', flags);
+      // MCPKIT_SEARCH_STORE: how a parent — the gateway's --store — hands the store over without a password in `ps`.
+      if (flags.store === undefined && io.env.MCPKIT_SEARCH_STORE) flags.store = io.env.MCPKIT_SEARCH_STORE;
       if (flags.store && (flags.db.length > 0 || flags.model))
         usage('search-server: --store answers from the stored index; --db and --model do not apply to it');
       if (flags.store) parseStoreUrl(flags.store);

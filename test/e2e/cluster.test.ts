@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { createWorkspace, type Workspace } from '../helpers/cli.js';
+import { postgresBin } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { processState } from '../helpers/process-table.js';
 import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
@@ -25,6 +26,7 @@ interface ClusterInfo {
   url: string;
   dir: string;
   nginx: { pid: number; port: number };
+  postgres: { pid: number; url: string } | null;
   replicas: { pid: number; port: number; url: string }[];
 }
 
@@ -53,13 +55,28 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
       `${ws.project}/.mcp.json`,
       JSON.stringify({ mcpServers: { everything: { command: everything.command, args: everything.args } } }),
     );
+    // With PostgreSQL there, the cluster's shared code index too (--postgres): this file is what it finds.
+    await writeFile(
+      `${ws.project}/billing.ts`,
+      'export function chargeCard(amount: number) {\n  return amount;\n}\n',
+    );
     // A pin taken from an older definition of `echo`: with --pin strict every replica hides the tool.
     const cli = (...args: string[]) => spawnSync('redis-cli', ['-p', String(redis.port), ...args]);
     cli('HSET', 'mcpkit:pins:everything', 'echo', JSON.stringify({ hash: 'old', pinnedAt: '2026-01-01' }));
     cli('SADD', 'mcpkit:pins', 'everything');
     cluster = spawn(
       process.execPath,
-      [SCRIPT, '--replicas', '3', '--redis-url', redis.url, '--', '--pin', 'strict'],
+      [
+        SCRIPT,
+        '--replicas',
+        '3',
+        '--redis-url',
+        redis.url,
+        ...(postgresBin() ? ['--postgres'] : []),
+        '--',
+        '--pin',
+        'strict',
+      ],
       {
         cwd: ws.project,
         env: { ...process.env, ...ws.env },
@@ -86,6 +103,7 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
       await gone;
       for (const r of info?.replicas ?? []) if (processState(r.pid)) process.kill(r.pid, 'SIGKILL');
       if (info && processState(info.nginx.pid)) process.kill(info.nginx.pid, 'SIGKILL');
+      if (info?.postgres && processState(info.postgres.pid)) process.kill(info.postgres.pid, 'SIGINT');
     }
     await redis?.close();
     await ws?.cleanup();
@@ -99,6 +117,27 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
     expect((await fetch(info.url.replace('/mcp', '/healthz'))).status).toBe(200);
   });
 
+  it.skipIf(!postgresBin())(
+    'every replica searches the one code index in PostgreSQL (--postgres)',
+    async () => {
+      expect(info.postgres?.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/u);
+      for (const r of info.replicas) {
+        const client = new Client({ name: 'cluster-test', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(r.url)));
+        try {
+          const found = await client.callTool({
+            name: 'search__search',
+            arguments: { query: 'chargeCard', top_k: 1 },
+          });
+          const text = (found.content as { text?: string }[]).map((c) => c.text ?? '').join('');
+          expect(text).toContain('1. billing.ts:1-3');
+        } finally {
+          await client.close();
+        }
+      }
+    },
+  );
+
   it('a pin trusted once (`mcpkit trust --state`) is honoured by every replica', async () => {
     for (const r of info.replicas) expect(await toolNames(r.url)).not.toContain('everything__echo');
     const trusted = await runInProcessAt(['trust', 'everything', '--state', redis.url], ws.project, ws.env);
@@ -108,7 +147,7 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
       await eventually(async () =>
         (await toolNames(r.url)).includes('everything__echo') ? true : undefined,
       );
-  }, 60_000);
+  }, 120_000);
 
   it('a 2025 session through nginx round-robins over the 3 replicas, and outlives a SIGKILLed one', async () => {
     const client = new Client({ name: 'cluster-test', version: '1.0.0' });
@@ -190,12 +229,13 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
     expect(got.at(-1)?.id).toBe(1);
   }, 60_000);
 
-  it('SIGTERM stops the cluster: replicas drained, nginx gone, its dir removed', async () => {
+  it('SIGTERM stops the cluster: replicas drained, nginx and PostgreSQL gone, its dir removed', async () => {
     const exited = new Promise<number | null>((done) => cluster.once('exit', (code) => done(code)));
     cluster.kill('SIGTERM');
     expect(await exited).toBe(0);
     for (const r of info.replicas) expect(processState(r.pid)).toBeUndefined();
     expect(processState(info.nginx.pid)).toBeUndefined();
+    if (info.postgres) expect(processState(info.postgres.pid)).toBeUndefined();
     expect(existsSync(info.dir)).toBe(false);
   }, 60_000);
 });
