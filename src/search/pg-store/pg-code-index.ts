@@ -115,9 +115,12 @@ export class PgCodeIndex implements SearchableIndex {
       const current = this.storeGeneration();
       current.catch(() => undefined);
       const hits = await this.rankOnce(terms, query, limit, exclude, weights);
-      const now = await current;
+      let now = await current;
+      // Code of a shown chunk gone: a re-index committed after the generation was read (the two reads run side by
+      // side), so the generation is read again — returning nothing here would show the file missing for a moment.
+      if (hits === undefined && now === used) now = await this.storeGeneration();
       // The store moved meanwhile (a re-index): bring the copy up to date and rank again, a few times at most.
-      if (now === used || attempt === MAX_ATTEMPTS) return hits ?? [];
+      if ((now === used && hits !== undefined) || attempt === MAX_ATTEMPTS) return hits ?? [];
       await this.sync(now);
     }
   }
