@@ -117,6 +117,27 @@ function renderTools(list) {
   showSchema();
 }
 
+function renderProfiles(list) {
+  $('no-profiles').hidden = list.length > 0;
+  $('profiles').tBodies[0].replaceChildren(
+    ...list.map((p) =>
+      el(
+        'tr',
+        { 'data-profile': p.name },
+        el('td', { text: p.name }),
+        el('td', {}, el('code', { text: p.path })),
+        el(
+          'td',
+          { className: 'desc' },
+          el('span', { className: 'count', text: `${p.tools.length}` }),
+          el('span', { className: 'tool-names', text: p.tools.join(', ') }),
+        ),
+        el('td', { className: 'desc', text: p.description }),
+      ),
+    ),
+  );
+}
+
 /** A starting point for the arguments: the schema's required properties with empty values. */
 function skeleton(schema) {
   const out = {};
@@ -155,9 +176,15 @@ function chooseTool(name) {
 function callRow(call) {
   const row = el(
     'tr',
-    { 'data-call-id': call.id, 'data-tool': call.name, 'data-outcome': call.outcome },
+    {
+      'data-call-id': call.id,
+      'data-tool': call.name,
+      'data-outcome': call.outcome,
+      'data-profile': call.profile,
+    },
     el('td', { className: 'nowrap', text: time(call.time) }),
     el('td', { text: call.client ?? '' }),
+    el('td', { text: call.profile ?? '' }),
     el('td', { text: call.name }),
     el('td', { text: call.server ?? '' }),
     el('td', {}, el('span', { className: 'badge', 'data-outcome': call.outcome, text: call.outcome })),
@@ -193,6 +220,7 @@ function renderState(state) {
   renderFacts(state.gateway);
   renderUpstreams(state.upstreams);
   renderTools(state.tools);
+  renderProfiles(state.profiles ?? []);
 }
 
 async function trustServer(server) {

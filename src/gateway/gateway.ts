@@ -268,6 +268,11 @@ export class Gateway {
     return Object.keys(this.options.profiles ?? {});
   }
 
+  /** The configured profiles by name (the `profiles` option, as updated): the dashboard lists them. */
+  profileConfigs(): Readonly<Record<string, Profile>> {
+    return this.options.profiles ?? {};
+  }
+
   private fastPath(endpoint: Endpoint): FrameIntercept {
     return toolCallFastPath({
       router: endpoint.router,

@@ -1,5 +1,5 @@
 import {
-  type Counter,
+  type Attributes,
   context,
   type Histogram,
   type Meter,
@@ -21,6 +21,12 @@ interface Spans {
   upstream?: Span | undefined;
 }
 
+/** The calls of one server and outcome so far, and the attributes their metric points carry. */
+interface Tally {
+  attributes: Attributes;
+  calls: number;
+}
+
 /**
  * The gateway's OpenTelemetry instrumentation, on `@opentelemetry/api` alone: a span per tool call a client
  * makes (`tools/call <tool>`, kind server) with a child per call relayed to an upstream (kind client), and
@@ -31,9 +37,12 @@ interface Spans {
  */
 export class CallTelemetry implements CallObserver {
   private readonly tracer: Tracer;
-  private readonly calls: Counter;
-  private readonly errors: Counter;
   private readonly latency: Histogram;
+  /**
+   * Calls and errors are counted here and read when metrics are collected (observable counters): a
+   * synchronous counter would cost the SDK an attribute hash and lookup per call, twice.
+   */
+  private readonly tallies = new Map<string, Tally>();
 
   constructor(
     options: {
@@ -45,10 +54,19 @@ export class CallTelemetry implements CallObserver {
   ) {
     this.tracer = options.tracer ?? trace.getTracer(TELEMETRY_SCOPE, PACKAGE_VERSION);
     const meter = options.meter ?? metrics.getMeter(TELEMETRY_SCOPE, PACKAGE_VERSION);
-    this.calls = meter.createCounter('mcpkit.gateway.calls', { description: 'Tool calls served' });
-    this.errors = meter.createCounter('mcpkit.gateway.call.errors', {
-      description: 'Tool calls that did not end ok',
-    });
+    meter
+      .createObservableCounter('mcpkit.gateway.calls', { description: 'Tool calls served' })
+      .addCallback((result) => {
+        for (const tally of this.tallies.values()) result.observe(tally.calls, tally.attributes);
+      });
+    meter
+      .createObservableCounter('mcpkit.gateway.call.errors', {
+        description: 'Tool calls that did not end ok',
+      })
+      .addCallback((result) => {
+        for (const tally of this.tallies.values())
+          if (tally.attributes['mcpkit.outcome'] !== 'ok') result.observe(tally.calls, tally.attributes);
+      });
     this.latency = meter.createHistogram('mcpkit.gateway.call.duration', {
       description: 'How long tool calls took',
       unit: 'ms',
@@ -114,10 +132,19 @@ export class CallTelemetry implements CallObserver {
         span.setAttribute('error.type', 'protocol');
       finish(span, outcome);
     }
-    const attributes = { 'mcpkit.server': call.server ?? '', 'mcpkit.outcome': outcome };
-    this.calls.add(1, attributes);
-    if (outcome !== 'ok') this.errors.add(1, attributes);
-    this.latency.record(call.durationMs ?? 0, attributes);
+    const tally = this.tally(call.server ?? '', outcome);
+    tally.calls++;
+    this.latency.record(call.durationMs ?? 0, tally.attributes);
+  }
+
+  private tally(server: string, outcome: CallOutcome): Tally {
+    const key = `${outcome} ${server}`;
+    let tally = this.tallies.get(key);
+    if (!tally) {
+      tally = { attributes: { 'mcpkit.server': server, 'mcpkit.outcome': outcome }, calls: 0 };
+      this.tallies.set(key, tally);
+    }
+    return tally;
   }
 
   requestEnded(request: RequestRecord): void {

@@ -93,6 +93,25 @@ describe('the dashboard API', () => {
     expect([unknown.status, await unknown.json()]).toEqual([400, { error: 'Unknown tool: up__missing' }]);
   });
 
+  it('lists each profile with its endpoint and tools, and follows a profile change', async () => {
+    described.text = 'Notes.';
+    const started = await startGateway([changing], {
+      profiles: { notes: { tools: ['up__*'], description: 'Notes only' }, none: { exclude: ['*'] } },
+    });
+    cleanups.push(started.close);
+    const { base } = await serve(started.gateway);
+    const profiles = async () =>
+      ((await (await fetch(`${base}dashboard/api/state`)).json()) as { profiles: unknown }).profiles;
+    expect(await profiles()).toEqual([
+      { name: 'notes', description: 'Notes only', path: '/mcp/notes', tools: ['up__note'] },
+      { name: 'none', description: '', path: '/mcp/none', tools: [] },
+    ]);
+    started.gateway.updateProfiles({ none: { servers: ['up'] } });
+    expect(await profiles()).toEqual([
+      { name: 'none', description: '', path: '/mcp/none', tools: ['up__note'] },
+    ]);
+  });
+
   it('shows arguments with --dashboard-payloads, secrets masked', async () => {
     described.text = 'Notes.';
     const started = await startGateway([changing]);

@@ -35,15 +35,21 @@ beforeAll(async () => {
       { name: 'everything', entry: everything },
       { name: 'flaky', entry: upstream('flaky') },
     ],
-    { log: (message) => logs.add(message), restartDelayMs: 1500 },
+    {
+      log: (message) => logs.add(message),
+      restartDelayMs: 1500,
+      profiles: { review: { tools: ['*__echo', 'flaky__p*'], description: 'for the reviewer agent' } },
+    },
   );
   gatewayClose = started.close;
   dashboard = new Dashboard(started.gateway, { logs, payloads: true });
+  const review = started.gateway.profile('review');
   http = await serveOverHttp(started.gateway.factory, {
     intercept: started.gateway.intercept(),
     bus: started.gateway.events,
     tokens: BearerTokens.parse(`alice:${TOKEN}`, 'test'),
     pages: dashboard,
+    mounts: [{ path: '/mcp/review', factory: review.factory, intercept: review.intercept() }],
   });
   base = new URL('/', http.url).href;
   logs.add('the dashboard test started');
@@ -144,12 +150,47 @@ describe('the dashboard in headless Chromium', () => {
         .first();
       await call.waitFor();
       expect(await call.locator('td').nth(1).textContent()).toBe('alice');
-      expect(await call.locator('td').nth(3).textContent()).toBe('everything');
+      expect(await call.locator('td').nth(2).textContent()).toBe('');
+      expect(await call.locator('td').nth(4).textContent()).toBe('everything');
       expect(await call.getAttribute('title')).toContain('"apiKey":"***"');
       expect(await page.content()).not.toContain(SECRET);
     } finally {
       await client.close();
     }
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  it('lists the profiles with their endpoints and tools, and shows the profile a call came through', async () => {
+    const review = page.locator(row('profiles', 'data-profile', 'review'));
+    await review.waitFor();
+    const cells = review.locator('td');
+    expect(await cells.nth(0).textContent()).toBe('review');
+    expect(await cells.nth(1).textContent()).toBe('/mcp/review');
+    expect(await cells.nth(2).locator('.count').textContent()).toBe('2');
+    expect(await cells.nth(2).locator('.tool-names').textContent()).toBe('everything__echo, flaky__pid');
+    expect(await cells.nth(3).textContent()).toBe('for the reviewer agent');
+    const client = new V1Client({ name: 'dashboard-profile-test', version: '1' });
+    await client.connect(
+      new V1HttpTransport(new URL('/mcp/review', http.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    try {
+      // The profile's endpoint lists exactly the tools the page shows for it.
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        'everything__echo',
+        'flaky__pid',
+      ]);
+      await client.callTool({ name: 'flaky__pid', arguments: {} });
+      const call = page.locator(`${row('calls', 'data-tool', 'flaky__pid')}[data-profile="review"]`).first();
+      await call.waitFor();
+      expect(await call.locator('td').nth(1).textContent()).toBe('alice');
+      expect(await call.locator('td').nth(2).textContent()).toBe('review');
+      expect(await call.locator('td').nth(4).textContent()).toBe('flaky');
+    } finally {
+      await client.close();
+    }
+    await page.screenshot({ path: join(shots, 'profiles.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
   }, 60_000);
 

@@ -161,6 +161,15 @@ describe('OpenTelemetry export (OTEL_EXPORTER_OTLP_*)', () => {
     };
     const total = calls.sum.dataPoints.reduce((n, p) => n + Number(p.asInt ?? p.asDouble ?? 0), 0);
     expect(total).toBe(2);
+    // Only the call that did not end ok counts as an error, under its server and outcome.
+    const errors = names.get('mcpkit.gateway.call.errors') as typeof calls;
+    expect(
+      errors.sum.dataPoints.map((p) => [
+        attrs(p.attributes)['mcpkit.server'],
+        attrs(p.attributes)['mcpkit.outcome'],
+        Number(p.asInt ?? p.asDouble ?? 0),
+      ]),
+    ).toEqual([['everything', 'tool-error', 1]]);
     const latency = names.get('mcpkit.gateway.call.duration') as {
       histogram: { dataPoints: { count: number | string; attributes: Attr[] }[] };
     };

@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { PACKAGE_VERSION } from '../../internal/package-version.js';
 import type { HttpPages } from '../../serve/http-pages.js';
+import type { Catalog } from '../catalog.js';
 import type { Gateway } from '../gateway.js';
+import { profileFilter } from '../profiles.js';
 import { type AssetFile, dashboardAsset } from './assets.js';
 import { CallFeed } from './call-feed.js';
 import type { LogBuffer } from './log-buffer.js';
@@ -148,8 +150,22 @@ export class Dashboard implements HttpPages {
       },
       upstreams,
       tools: [...tools, ...hidden],
+      profiles: this.profiles(catalog),
       ...(withHistory ? { calls: this.feed.recent(), log: this.options.logs?.recent() ?? [] } : {}),
     };
+  }
+
+  /** Each configured profile: its endpoint and the tools of the catalog it serves there. */
+  private profiles(catalog: Catalog): Record<string, unknown>[] {
+    return Object.entries(this.gateway.profileConfigs()).map(([name, profile]) => {
+      const admits = profileFilter(profile);
+      return {
+        name,
+        description: profile.description ?? '',
+        path: `/mcp/${name}`,
+        tools: catalog.tools.filter((t) => admits(t.name, t.server)).map((t) => t.name),
+      };
+    });
   }
 
   /** The live feed: `call`, `log` and `state` events until the page goes away. */
