@@ -303,6 +303,38 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
     }
   });
 
+  it('a store from before vectors ranks as bm25 until its next index run learns them', async () => {
+    const { default: driver } = await import('pg');
+    const client = new driver.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Version 1 of the store: no vector tables.
+      await client.query('DROP TABLE mcpkit_vectors, mcpkit_models');
+      await client.query('UPDATE mcpkit_store SET version = 1');
+      const old = await inProcess({ root: other, store: await PgStore.connect(url) });
+      try {
+        expect((await old.call('search', { query: 'charge the card' })).text).toMatch(
+          /^Search results for: "charge the card" \(mode=bm25\)\n\n1\. billing\.py:1-3/,
+        );
+      } finally {
+        await old.close();
+      }
+      const again = await mcpkit(base, 'index', other, '--store', url);
+      expect(again.stdout).toMatch(/; 0 files written, 0 removed in \d+ ms\n$/);
+      expect((await client.query('SELECT version FROM mcpkit_store')).rows).toEqual([{ version: 2 }]);
+      const now = await inProcess({ root: other, store: await PgStore.connect(url) });
+      try {
+        expect((await now.call('search', { query: 'charge the card' })).text).toMatch(
+          /^Search results for: "charge the card" \(mode=hybrid\)\n\n1\. billing\.py:1-3/,
+        );
+      } finally {
+        await now.close();
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
   it('a bad URL or an unreachable server is one line saying which and why', async () => {
     const usage = await mcpkit(base, 'index', repo, '--store', 'http://user:hunter2@example.com/db');
     expect(usage).toEqual({

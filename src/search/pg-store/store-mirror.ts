@@ -213,11 +213,13 @@ export class StoreMirror {
 
 /** What changed in a repository since generation `since` (everything, from -1), in the transaction's snapshot. */
 async function readDelta(client: PoolClient, repo: number, since: number): Promise<Delta> {
-  const { rows: head } = await client.query<{ generation: string }>(
-    'SELECT generation FROM mcpkit_repos WHERE id = $1',
+  // A store of version 1 has no vector tables until its next index run adds them: then no vectors, bm25.
+  const { rows: head } = await client.query<{ generation: string; vectors: boolean }>(
+    `SELECT generation, to_regclass('mcpkit_vectors') IS NOT NULL AS vectors FROM mcpkit_repos WHERE id = $1`,
     [repo],
   );
   const generation = Number(head[0]?.generation ?? 0);
+  const withVectors = head[0]?.vectors === true;
   const removed =
     since < 0
       ? []
@@ -251,6 +253,7 @@ async function readDelta(client: PoolClient, repo: number, since: number): Promi
     if (rows.length < StoreMirror.pageSize) break;
     after = (rows[rows.length - 1] as ChunkRow).id;
   }
+  if (!withVectors) return { generation, removed, added, model: undefined, vectors: [] };
   const { rows: models } = await client.query<ModelRow>(
     `SELECT generation::text AS generation, dimensions, terms, idf, basis FROM mcpkit_models
      WHERE repo = $1 AND generation > $2`,
