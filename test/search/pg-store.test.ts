@@ -135,7 +135,8 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
     // A search that names no mode ranks as hybrid (the store holds the corpus vectors) — the same answer again.
     const hybrid = (await withVectors.call('search', { query: QUERIES[0] as string })).text;
     expect(hybrid).toMatch(/^Search results for: "rank chunks by bm25 score" \(mode=hybrid\)\n\n1\. /);
-    expect((await replicas[0]?.call('search', { query: QUERIES[0] as string }))?.text).toBe(hybrid);
+    for (const replica of replicas)
+      expect((await replica.call('search', { query: QUERIES[0] as string })).text).toBe(hybrid);
     const related = { file_path: 'code-index.ts', line: 300, top_k: 8 };
     const expected = await memory.call('find_related', related);
     expect(expected.text).toMatch(/^Chunks related to code-index\.ts:300/);
@@ -303,7 +304,7 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
     }
   });
 
-  it('a store from before vectors ranks as bm25 until its next index run learns them', async () => {
+  it('a store from before vectors (or indexed with --no-vectors) ranks as bm25 until an index run learns them', async () => {
     const { default: driver } = await import('pg');
     const client = new driver.Client({ connectionString: url });
     await client.connect();
@@ -311,14 +312,20 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
       // Version 1 of the store: no vector tables.
       await client.query('DROP TABLE mcpkit_vectors, mcpkit_models');
       await client.query('UPDATE mcpkit_store SET version = 1');
-      const old = await inProcess({ root: other, store: await PgStore.connect(url) });
-      try {
-        expect((await old.call('search', { query: 'charge the card' })).text).toMatch(
-          /^Search results for: "charge the card" \(mode=bm25\)\n\n1\. billing\.py:1-3/,
-        );
-      } finally {
-        await old.close();
-      }
+      const bm25Only = async () => {
+        const old = await inProcess({ root: other, store: await PgStore.connect(url) });
+        try {
+          expect((await old.call('search', { query: 'charge the card' })).text).toMatch(
+            /^Search results for: "charge the card" \(mode=bm25\)\n\n1\. billing\.py:1-3/,
+          );
+        } finally {
+          await old.close();
+        }
+      };
+      await bm25Only();
+      // --no-vectors brings the tables but learns nothing: still bm25.
+      expect((await mcpkit(base, 'index', other, '--store', url, '--no-vectors')).code).toBe(0);
+      await bm25Only();
       const again = await mcpkit(base, 'index', other, '--store', url);
       expect(again.stdout).toMatch(/; 0 files written, 0 removed in \d+ ms\n$/);
       expect((await client.query('SELECT version FROM mcpkit_store')).rows).toEqual([{ version: 2 }]);

@@ -27,6 +27,11 @@ export interface StoreIndexOptions {
   onWarning?: (message: string) => void;
   /** After each file looked at: files done, files in all. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * false (`--no-vectors`): a repository without a model learns none (it ranks as bm25); one with a model still
+   * gets rows for the chunks written, so its vectors stay whole. Default true.
+   */
+  vectors?: boolean;
 }
 
 /** What an indexing run did. */
@@ -164,7 +169,7 @@ async function run(
       }
     }
     // A repository without a model (its first run, or a store from before vectors) learns one from all it holds.
-    if (!corpus) await learnStoreVectors(client, repo);
+    if (!corpus && options.vectors !== false) await learnStoreVectors(client, repo);
     // Fresh statistics for the planner after a large write.
     if (changed.length > 1000) await client.query('ANALYZE mcpkit_chunks, mcpkit_files');
     const { rows: counts } = await client.query<{ files: string; chunks: string }>(
