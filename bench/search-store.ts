@@ -1,10 +1,12 @@
 // The shared code index in PostgreSQL (issue 19) against the in-memory index, in one run on one machine: a tree of
 // ~10.5k Java files (five modules of the JDK's sources), indexed into a private PostgreSQL (files/s, fresh, again
 // with nothing changed, and with 20 files changed) and in memory; a server's first search (it loads its copy of
-// the postings); then the same queries on both (p50/p99, bm25, limit 5; each store search first asks the store
-// for its generation) and whether their ranked paths are equal. PostgreSQL is Debian's (the tests' private server helper).
+// the postings and vectors); then the same queries on both (p50/p99, bm25 and hybrid, limit 5; each store search
+// first asks the store for its generation) and whether their ranked paths are equal — on the fresh tree, where the
+// store's vectors are the in-memory build's. PostgreSQL is Debian's (the tests' private server helper).
 //
 // The tree: MCPKIT_BENCH_JDK_SRC (a src.zip), else Debian's openjdk-17-source; skipped with one line when neither.
+// MCPKIT_BENCH_STORE_MODULES (comma-separated JDK modules) picks a smaller tree for a quick run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
@@ -16,7 +18,14 @@ import { walk } from '../src/search/walk.js';
 import { postgresBin, startPostgres } from '../test/helpers/databases.js';
 import { JDK_QUERIES, percentile } from './measure.js';
 
-const MODULES = ['java.base', 'java.desktop', 'java.xml', 'jdk.localedata', 'jdk.hotspot.agent'];
+const MODULES = process.env.MCPKIT_BENCH_STORE_MODULES?.split(',') ?? [
+  'java.base',
+  'java.desktop',
+  'java.xml',
+  'jdk.localedata',
+  'jdk.hotspot.agent',
+];
+const MODES = ['bm25', 'hybrid'] as const;
 const ROUNDS = 5;
 
 const ms = (x: number) => `${x.toFixed(2)} ms`;
@@ -43,6 +52,40 @@ async function main(): Promise<void> {
     let started = performance.now();
     const fresh = await indexIntoStore(tree, target, { name: 'jdk' });
     const freshMs = performance.now() - started;
+
+    started = performance.now();
+    const memory = await CodeIndex.build(tree, { saved: false });
+    const memoryMs = performance.now() - started;
+
+    const store = await PgStore.connect(url);
+    const rssBefore = process.memoryUsage.rss();
+    started = performance.now();
+    const index = await store.open('jdk');
+    await index.search('warm up', 5);
+    const loadMs = performance.now() - started;
+    const loadMb = (process.memoryUsage.rss() - rssBefore) / 1048576;
+    const storeTimes = { bm25: [] as number[], hybrid: [] as number[] };
+    const memoryTimes = { bm25: [] as number[], hybrid: [] as number[] };
+    const equal = { bm25: 0, hybrid: 0 };
+    for (const mode of MODES)
+      for (const query of JDK_QUERIES) {
+        const a = memory.search(query, 5, mode).map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
+        const b = (await index.search(query, 5, mode)).map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
+        if (a.join() === b.join()) equal[mode]++;
+        else
+          console.log(`  differs (${mode}): ${query}\n    memory ${a.join(' ')}\n    store  ${b.join(' ')}`);
+      }
+    for (let round = 0; round < ROUNDS; round++)
+      for (const mode of MODES)
+        for (const query of JDK_QUERIES) {
+          let t = performance.now();
+          memory.search(query, 5, mode);
+          memoryTimes[mode].push(performance.now() - t);
+          t = performance.now();
+          await index.search(query, 5, mode);
+          storeTimes[mode].push(performance.now() - t);
+        }
+
     started = performance.now();
     const same = await indexIntoStore(tree, target, { name: 'jdk' });
     const sameMs = performance.now() - started;
@@ -51,36 +94,6 @@ async function main(): Promise<void> {
     started = performance.now();
     const some = await indexIntoStore(tree, target, { name: 'jdk' });
     const someMs = performance.now() - started;
-
-    started = performance.now();
-    const memory = await CodeIndex.build(tree, { saved: false, vectors: 'none' });
-    const memoryMs = performance.now() - started;
-
-    const store = await PgStore.connect(url);
-    const index = await store.open('jdk');
-    const rssBefore = process.memoryUsage.rss();
-    started = performance.now();
-    await index.search('warm up', 5);
-    const loadMs = performance.now() - started;
-    const loadMb = (process.memoryUsage.rss() - rssBefore) / 1048576;
-    const storeTimes: number[] = [];
-    const memoryTimes: number[] = [];
-    let equal = 0;
-    for (const query of JDK_QUERIES) {
-      const a = memory.search(query, 5, 'bm25').map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
-      const b = (await index.search(query, 5)).map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
-      if (a.join() === b.join()) equal++;
-      else console.log(`  differs: ${query}\n    memory ${a.join(' ')}\n    store  ${b.join(' ')}`);
-    }
-    for (let round = 0; round < ROUNDS; round++)
-      for (const query of JDK_QUERIES) {
-        let t = performance.now();
-        memory.search(query, 5, 'bm25');
-        memoryTimes.push(performance.now() - t);
-        t = performance.now();
-        await index.search(query, 5);
-        storeTimes.push(performance.now() - t);
-      }
     const { default: driver } = await import('pg');
     const client = new driver.Client({ connectionString: url });
     await client.connect();
@@ -104,17 +117,20 @@ async function main(): Promise<void> {
       `  again, ${changed.length} files changed:          ${Math.round(someMs)} ms (${some.written} written)`,
     );
     console.log(
-      `  in-memory build (bm25, no save):  ${Math.round(memoryMs)} ms (${perSecond(memory.files, memoryMs)})`,
+      `  in-memory build (vectors, no save): ${Math.round(memoryMs)} ms (${perSecond(memory.files, memoryMs)})`,
     );
     console.log(
-      `  a server's first search (loads its copy of the postings): ${Math.round(loadMs)} ms, +${Math.round(loadMb)} MB RSS`,
+      `  a server's first search (loads its copy of the postings and vectors): ${Math.round(loadMs)} ms, +${Math.round(loadMb)} MB RSS`,
     );
-    console.log(`  search p50 / p99, ${JDK_QUERIES.length} queries × ${ROUNDS}, bm25, top 5:`);
-    console.log(`    store      ${ms(percentile(storeTimes, 0.5))} / ${ms(percentile(storeTimes, 0.99))}`);
-    console.log(`    in memory  ${ms(percentile(memoryTimes, 0.5))} / ${ms(percentile(memoryTimes, 0.99))}`);
-    console.log(
-      `  same ranked paths as in memory: ${equal} of ${JDK_QUERIES.length} queries (after the 20-file change: the store counts live chunks only)`,
-    );
+    for (const mode of MODES) {
+      console.log(`  search p50 / p99, ${JDK_QUERIES.length} queries × ${ROUNDS}, ${mode}, top 5:`);
+      const [s, m] = [storeTimes[mode], memoryTimes[mode]];
+      console.log(`    store      ${ms(percentile(s, 0.5))} / ${ms(percentile(s, 0.99))}`);
+      console.log(`    in memory  ${ms(percentile(m, 0.5))} / ${ms(percentile(m, 0.99))}`);
+      console.log(
+        `    same ranked paths as in memory: ${equal[mode]} of ${JDK_QUERIES.length} queries (fresh tree)`,
+      );
+    }
   } finally {
     await pg.close();
     rmSync(tree, { recursive: true, force: true });

@@ -98,7 +98,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       if (flags.store && (flags.db.length > 0 || flags.model))
         usage('search-server: --store answers from the stored index; --db and --model do not apply to it');
       if (flags.store) parseStoreUrl(flags.store);
-      const mode = flags.store ? 'bm25' : modeFlag(flags);
+      // With --store as without: hybrid unless told (a stored repository without vectors ranks as bm25).
+      const mode = modeFlag(flags);
       const root = resolve(io.cwd, path ?? '.');
       // Bound before the repository is indexed: a busy port fails at once.
       const port = await bindFirst(flags);
@@ -227,7 +228,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
         if (flags.name !== undefined && !flags.store) usage('index: --name needs --store');
         if (flags.store && flags.db.length > 0)
           usage('index: --db is not written to --store (schemas are read live by search-server)');
-        if (flags.store) return indexToStore(io, resolve(io.cwd, path), flags.store, flags.name);
+        if (flags.store)
+          return indexToStore(io, resolve(io.cwd, path), flags.store, flags.name, flags.vectors);
         const started = performance.now();
         const bar = progressBar(io);
         let indexedMs = 0;
@@ -260,12 +262,19 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
 }
 
 /** `mcpkit index <path> --store URL`: the repository written to the shared index, changed files only. */
-async function indexToStore(io: CliIO, root: string, url: string, name: string | undefined): Promise<void> {
+async function indexToStore(
+  io: CliIO,
+  root: string,
+  url: string,
+  name: string | undefined,
+  vectors: boolean,
+): Promise<void> {
   const target = parseStoreUrl(url);
   const started = performance.now();
   const bar = progressBar(io);
   const result = await indexIntoStore(root, target, {
     ...(name ? { name } : {}),
+    vectors,
     onWarning: (m) => io.err(`mcpkit index: ${m}\n`),
     ...(bar ? { onProgress: (done, total) => bar.update(done, total, 0) } : {}),
   }).finally(() => bar?.done());

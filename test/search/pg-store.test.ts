@@ -8,6 +8,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodeIndex, type SearchMode } from '../../src/search/code-index.js';
 import { indexIntoStore, PgStore, parseStoreUrl } from '../../src/search/pg-store/index.js';
 import { StoreMirror } from '../../src/search/pg-store/store-mirror.js';
 import { createSearchServer, type SearchServerOptions } from '../../src/search/search-server.js';
@@ -82,6 +83,9 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
   let other: string;
   let url: string;
   let memory: Connected;
+  let withVectors: Connected;
+  /** The in-memory index of the first tree, told of each change as a watching server is (withFiles). */
+  let inMemory: CodeIndex;
   let replicas: Connected[];
 
   beforeAll(async () => {
@@ -109,11 +113,13 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
     );
     expect((await mcpkit(base, 'index', other, '--store', url)).code).toBe(0);
     memory = await inProcess({ root: repo, vectors: 'none', saveIndex: false, watch: false, mode: 'bm25' });
+    withVectors = await inProcess({ root: repo, saveIndex: false, watch: false });
+    inMemory = await CodeIndex.build(repo, { saved: false });
     replicas = [await inProcess({ root: repo, store: await PgStore.connect(url) }), await spawned(url, repo)];
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([memory?.close(), ...(replicas ?? []).map((r) => r.close())]);
+    await Promise.all([memory?.close(), withVectors?.close(), ...(replicas ?? []).map((r) => r.close())]);
     StoreMirror.pageSize = 5000;
     await pg?.close();
     await rm(base, { recursive: true, force: true });
@@ -126,20 +132,31 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
       for (const replica of replicas)
         expect(await replica.call('search', { query, top_k: 10, mode: 'bm25' })).toEqual(expected);
     }
-    // A search that names no mode ranks as bm25 (the store holds no vectors) — the same answer again.
-    expect((await replicas[0]?.call('search', { query: QUERIES[0] as string }))?.text).toBe(
-      (await memory.call('search', { query: QUERIES[0] as string })).text,
-    );
+    // A search that names no mode ranks as hybrid (the store holds the corpus vectors) — the same answer again.
+    const hybrid = (await withVectors.call('search', { query: QUERIES[0] as string })).text;
+    expect(hybrid).toMatch(/^Search results for: "rank chunks by bm25 score" \(mode=hybrid\)\n\n1\. /);
+    for (const replica of replicas)
+      expect((await replica.call('search', { query: QUERIES[0] as string })).text).toBe(hybrid);
     const related = { file_path: 'code-index.ts', line: 300, top_k: 8 };
     const expected = await memory.call('find_related', related);
     expect(expected.text).toMatch(/^Chunks related to code-index\.ts:300/);
     for (const replica of replicas) expect(await replica.call('find_related', related)).toEqual(expected);
   });
 
+  it('ranks hybrid and semantic searches exactly as the in-memory index does: the same vectors, the same scores', async () => {
+    for (const mode of ['hybrid', 'semantic'] as const)
+      for (const query of QUERIES) {
+        const expected = await withVectors.call('search', { query, top_k: 10, mode });
+        if (expected.text !== 'No results found.') expect(expected.text).toContain(`(mode=${mode})`);
+        for (const replica of replicas)
+          expect(await replica.call('search', { query, top_k: 10, mode })).toEqual(expected);
+      }
+  });
+
   it('selects a repository of the store by `repo`, and names those it holds for an unknown one', async () => {
     const billing = await replicas[0]?.call('search', { query: 'charge the card', repo: 'billing' });
     expect(billing?.text).toMatch(
-      /^Search results for: "charge the card" \(mode=bm25\)\n\n1\. billing\.py:1-3/,
+      /^Search results for: "charge the card" \(mode=hybrid\)\n\n1\. billing\.py:1-3/,
     );
     expect(
       (await replicas[1]?.call('search', { query: 'charge the card', repo: 'search' }))?.text,
@@ -169,14 +186,30 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
       });
     }
     // A server started now (its copy loaded whole) and the two that applied the change answer alike: statistics
-    // count live chunks only, however a copy got there.
-    const fresh = await inProcess({ root: repo, store: await PgStore.connect(url) });
+    // count live chunks only, however a copy got there; the re-index kept the basis and projected the new chunks.
+    const store = await PgStore.connect(url);
+    const fresh = await inProcess({ root: repo, store });
+    await inMemory.withFiles(['quokka.ts', 'synonyms.ts']);
+    const stored = await store.open('search');
+    const paths = (hits: { chunk: { path: string; startLine: number } }[]) =>
+      hits.map((hit) => `${hit.chunk.path}:${hit.chunk.startLine}`);
     try {
-      for (const query of QUERIES) {
-        const expected = await fresh.call('search', { query, top_k: 10 });
-        for (const replica of replicas)
-          expect(await replica.call('search', { query, top_k: 10 })).toEqual(expected);
-      }
+      for (const mode of ['hybrid', 'semantic', 'bm25'] as SearchMode[])
+        for (const query of QUERIES) {
+          const expected = await fresh.call('search', { query, top_k: 10, mode });
+          for (const replica of replicas)
+            expect(await replica.call('search', { query, top_k: 10, mode })).toEqual(expected);
+          // The in-memory index told of the same change holds the same vectors (the kept basis, the new chunks
+          // projected with it): semantic ranks the same chunks in the same order. (Its bm25 statistics still count
+          // the removed chunks until it is built again; the store's count live chunks, as a fresh build.)
+          if (mode === 'semantic')
+            expect(paths(await stored.search(query, 10, mode))).toEqual(
+              paths(inMemory.search(query, 10, mode)),
+            );
+        }
+      expect(
+        (await replicas[0]?.call('search', { query: 'feedQuokka leaves', top_k: 1, mode: 'semantic' }))?.text,
+      ).toContain('1. quokka.ts:1-3');
     } finally {
       await fresh.close();
     }
@@ -268,6 +301,44 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
       expect(chunks).toBeGreaterThan(2);
     } finally {
       await store.close();
+    }
+  });
+
+  it('a store from before vectors (or indexed with --no-vectors) ranks as bm25 until an index run learns them', async () => {
+    const { default: driver } = await import('pg');
+    const client = new driver.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Version 1 of the store: no vector tables.
+      await client.query('DROP TABLE mcpkit_vectors, mcpkit_models');
+      await client.query('UPDATE mcpkit_store SET version = 1');
+      const bm25Only = async () => {
+        const old = await inProcess({ root: other, store: await PgStore.connect(url) });
+        try {
+          expect((await old.call('search', { query: 'charge the card' })).text).toMatch(
+            /^Search results for: "charge the card" \(mode=bm25\)\n\n1\. billing\.py:1-3/,
+          );
+        } finally {
+          await old.close();
+        }
+      };
+      await bm25Only();
+      // --no-vectors brings the tables but learns nothing: still bm25.
+      expect((await mcpkit(base, 'index', other, '--store', url, '--no-vectors')).code).toBe(0);
+      await bm25Only();
+      const again = await mcpkit(base, 'index', other, '--store', url);
+      expect(again.stdout).toMatch(/; 0 files written, 0 removed in \d+ ms\n$/);
+      expect((await client.query('SELECT version FROM mcpkit_store')).rows).toEqual([{ version: 2 }]);
+      const now = await inProcess({ root: other, store: await PgStore.connect(url) });
+      try {
+        expect((await now.call('search', { query: 'charge the card' })).text).toMatch(
+          /^Search results for: "charge the card" \(mode=hybrid\)\n\n1\. billing\.py:1-3/,
+        );
+      } finally {
+        await now.close();
+      }
+    } finally {
+      await client.end();
     }
   });
 

@@ -1,12 +1,13 @@
 // A repository's index as the shared store holds it, searched with the same BM25F and ranking stack as the in-memory
-// one: the postings come from the store into this server's copy ({@link StoreMirror}), brought up to date before
-// each search; the shown chunks' code is read from the store.
+// one: the postings and corpus vectors come from the store into this server's copy ({@link StoreMirror}), brought
+// up to date before each search; the shown chunks' code is read from the store.
 import type { Pool } from 'pg';
 import type { Chunk } from '../chunker.js';
 import {
   buildOutputs,
   DEFAULT_RANKING,
   legacyFiles,
+  mix,
   type RankingWeights,
   rankChunks,
   type SearchHit,
@@ -26,11 +27,12 @@ export interface StoredRepo {
   root: string;
 }
 
-/** The search index of one repository in the store ({@link SearchableIndex}): bm25 with the full ranking stack. */
+/**
+ * The search index of one repository in the store ({@link SearchableIndex}): bm25, semantic and hybrid with the full
+ * ranking stack, as {@link CodeIndex} ranks them.
+ */
 export class PgCodeIndex implements SearchableIndex {
   readonly root: string;
-  /** The store holds no vectors: semantic and hybrid searches rank as bm25, as the in-memory index without them. */
-  readonly hasVectors = false;
   private marks: { generation: number; twins: Set<string>; legacy: Set<string> } | undefined;
   private mirror = new StoreMirror();
   private syncing: Promise<void> | undefined;
@@ -47,19 +49,41 @@ export class PgCodeIndex implements SearchableIndex {
     this.root = repo.root;
   }
 
-  vectorsReady(): Promise<void> {
-    return Promise.resolve();
+  /** Whether the copy holds the repository's corpus vectors (as of its last refresh: see {@link load}). */
+  get hasVectors(): boolean {
+    return this.mirror.hasVectors;
   }
 
-  /** The best `limit` chunks for a query (every mode ranks as bm25: see {@link hasVectors}). */
+  /** The vectors come with the copy: settles once it is loaded. */
+  vectorsReady(): Promise<void> {
+    return this.load();
+  }
+
+  /** Brings this server's copy to the store's generation (a search does so itself; this answers hasVectors). */
+  async load(): Promise<void> {
+    await this.sync(await this.storeGeneration());
+  }
+
+  /**
+   * The best `limit` chunks for a query, ranked in `mode` as {@link CodeIndex.search} ranks them: `semantic` by the
+   * cosine of the corpus vectors, `hybrid` by bm25 and cosine mixed; without vectors (or none for the query's
+   * words) as bm25.
+   */
   search(
     query: string,
     limit = 5,
-    _mode?: string,
+    mode: 'hybrid' | 'semantic' | 'bm25' = 'bm25',
     ranking: Partial<RankingWeights> = {},
   ): Promise<SearchHit[]> {
     const terms = new Map([...new Set(tokenize(query))].map((term) => [term, 1]));
-    return this.ranked(terms, query, limit, undefined, { ...DEFAULT_RANKING, ...ranking });
+    const weights = { ...DEFAULT_RANKING, ...ranking };
+    const score = (mirror: StoreMirror) => {
+      const lexical = () => mirror.scoreTerms(terms);
+      const semantic = mode === 'bm25' ? undefined : mirror.cosines(query);
+      if (!semantic) return lexical();
+      return mode === 'semantic' ? semantic : mix(lexical(), semantic, weights.semantic);
+    };
+    return this.ranked(score, query, limit, undefined, weights);
   }
 
   /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */
@@ -98,11 +122,17 @@ export class PgCodeIndex implements SearchableIndex {
       .slice(0, 32);
     const top = weighted[0]?.[1] ?? 1;
     const terms = new Map(weighted.map(([term, weight]) => [term, weight / top]));
-    return this.ranked(terms, chunk.symbols.join(' '), limit, this.chunkIds.get(chunk), DEFAULT_RANKING);
+    return this.ranked(
+      (copy) => copy.scoreTerms(terms),
+      chunk.symbols.join(' '),
+      limit,
+      this.chunkIds.get(chunk),
+      DEFAULT_RANKING,
+    );
   }
 
   private async ranked(
-    terms: ReadonlyMap<string, number>,
+    score: (mirror: StoreMirror) => Float64Array,
     query: string,
     limit: number,
     exclude: string | undefined,
@@ -114,14 +144,14 @@ export class PgCodeIndex implements SearchableIndex {
       const used = this.mirror.generation;
       const current = this.storeGeneration();
       current.catch(() => undefined);
-      const hits = await this.rankOnce(terms, query, limit, exclude, weights);
-      let now = await current;
-      // Code of a shown chunk gone: a re-index committed after the generation was read (the two reads run side by
-      // side), so the generation is read again — returning nothing here would show the file missing for a moment.
-      if (hits === undefined && now === used) now = await this.storeGeneration();
+      const hits = await this.rankOnce(score, query, limit, exclude, weights);
+      const now = await current;
       // The store moved meanwhile (a re-index): bring the copy up to date and rank again, a few times at most.
-      if ((now === used && hits !== undefined) || attempt === MAX_ATTEMPTS) return hits ?? [];
-      await this.sync(now);
+      if (hits && (now === used || attempt === MAX_ATTEMPTS)) return hits;
+      if (attempt === MAX_ATTEMPTS) return [];
+      // A shown chunk was gone when its code was read: the re-index that took it out committed after the
+      // generation was read (the same generation then), so the generation is read again.
+      await this.sync(hits ? now : await this.storeGeneration());
     }
   }
 
@@ -135,14 +165,14 @@ export class PgCodeIndex implements SearchableIndex {
   }
 
   private async rankOnce(
-    terms: ReadonlyMap<string, number>,
+    score: (mirror: StoreMirror) => Float64Array,
     query: string,
     limit: number,
     exclude: string | undefined,
     weights: Readonly<RankingWeights>,
   ): Promise<SearchHit[] | undefined> {
     const { mirror } = this;
-    const raw = mirror.scoreTerms(terms);
+    const raw = score(mirror);
     const marks = await this.marksOf(mirror.generation);
     const hits = rankChunks(
       raw,

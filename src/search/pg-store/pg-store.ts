@@ -75,6 +75,8 @@ export class PgStore {
       );
     }
     const index = new PgCodeIndex(this.pool, this.target, repo);
+    // Loaded before the first search: its mode (hybrid when the store holds vectors) depends on the copy.
+    await index.load();
     this.indexes.set(name, index);
     while (this.indexes.size > this.capacity) this.indexes.delete(this.indexes.keys().next().value as string);
     return index;

@@ -2,11 +2,12 @@
 // mcpkit_repos; a chunk's row never changes once written (a changed file gets new chunks), so what a search read
 // by chunk id stays true of that chunk. Every write transaction bumps its repository's generation and stamps the
 // chunks it adds (and the ids it removes, in mcpkit_removed) with it: a reader that knows generation G fetches
-// exactly what changed since.
+// exactly what changed since. A repository's corpus vectors (store-vectors.ts) are its model (mcpkit_models) and a
+// row per chunk (mcpkit_vectors), stamped with generations the same way.
 import type { PoolClient } from 'pg';
 
 /** Bumped when the tables change shape; a store of another version is refused with a line saying so. */
-export const STORE_VERSION = 1;
+export const STORE_VERSION = 2;
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS mcpkit_store (version int NOT NULL);
@@ -47,7 +48,25 @@ CREATE TABLE IF NOT EXISTS mcpkit_removed (
   doc bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS mcpkit_removed_generation ON mcpkit_removed (repo, generation);
+CREATE TABLE IF NOT EXISTS mcpkit_models (
+  repo int PRIMARY KEY REFERENCES mcpkit_repos ON DELETE CASCADE,
+  generation bigint NOT NULL,
+  dimensions int NOT NULL,
+  terms text NOT NULL,
+  idf bytea NOT NULL,
+  basis bytea NOT NULL
+);
+CREATE TABLE IF NOT EXISTS mcpkit_vectors (
+  chunk bigint PRIMARY KEY REFERENCES mcpkit_chunks ON DELETE CASCADE,
+  repo int NOT NULL,
+  generation bigint NOT NULL,
+  vector bytea NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mcpkit_vectors_generation ON mcpkit_vectors (repo, generation, chunk);
 `;
+
+/** The versions a store is brought to this one's from by adding tables (version 1 had no vectors). */
+const ADDITIVE = new Set([1]);
 
 /** The advisory lock key of the tables' creation (two first indexers must not both create them). */
 const SCHEMA_LOCK = 'mcpkit-search-store';
@@ -56,12 +75,14 @@ const SCHEMA_LOCK = 'mcpkit-search-store';
 export async function ensureSchema(client: PoolClient): Promise<void> {
   // Tables already there are not created again: DDL would wait for every open write of another indexer.
   const existing = await storedVersion(client);
-  if (existing !== undefined) return checkVersion(existing);
+  if (existing !== undefined && !ADDITIVE.has(existing)) return checkVersion(existing);
   await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [SCHEMA_LOCK]);
   try {
     await client.query(DDL);
     const version = await storedVersion(client);
     if (version === undefined) await client.query('INSERT INTO mcpkit_store VALUES ($1)', [STORE_VERSION]);
+    else if (ADDITIVE.has(version))
+      await client.query('UPDATE mcpkit_store SET version = $1', [STORE_VERSION]);
     else checkVersion(version);
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [SCHEMA_LOCK]);

@@ -2,11 +2,13 @@
 // store. Only files whose content hash changed are chunked and written again; each batch of files is replaced in
 // one transaction (a search sees a file's old chunks or its new ones, never half); writers of one repository
 // take its advisory lock, so two indexers at once run one after the other and the second finds nothing to do.
+// Each chunk's corpus vector is written with it (store-vectors.ts: the first run learns the basis, then keeps it).
 import { createHash } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import type { PoolClient } from 'pg';
 import { mapConcurrent } from '../../internal/concurrency.js';
 import type { Chunk } from '../chunker.js';
+import type { CorpusVectors } from '../corpus-vectors.js';
 import { chunkAll, type IndexReport } from '../file-chunks.js';
 import { buildOutputs } from '../ranking.js';
 import { repoFiles } from '../repo-file.js';
@@ -15,6 +17,7 @@ import { MAX_BYTES, type WalkedFile, walk } from '../walk.js';
 import { ensureSchema, repoLockKey } from './schema.js';
 import { chunkPostings } from './store-postings.js';
 import { checkout, type StoreTarget, storeFailure, storePool } from './store-url.js';
+import { learnStoreVectors, projectChunks, readModel, writeVectors } from './store-vectors.js';
 
 /** Options for {@link indexIntoStore}. */
 export interface StoreIndexOptions {
@@ -24,6 +27,11 @@ export interface StoreIndexOptions {
   onWarning?: (message: string) => void;
   /** After each file looked at: files done, files in all. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * false (`--no-vectors`): a repository without a model learns none (it ranks as bm25); one with a model still
+   * gets rows for the chunks written, so its vectors stay whole. Default true.
+   */
+  vectors?: boolean;
 }
 
 /** What an indexing run did. */
@@ -112,6 +120,8 @@ async function run(
       [repo],
     );
     for (const row of files) stored.set(row.path, { hash: row.hash, twin: row.twin });
+    // The basis learned by the repository's first run, kept: this run projects the chunks it writes with it.
+    const corpus = await readModel(client, repo);
 
     const walked = await hashTree(root);
     const seen = new Set(walked.map((w) => w.file.path));
@@ -123,7 +133,7 @@ async function run(
     let done = walked.length - changed.length;
     options.onProgress?.(done, walked.length);
     const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
-    if (removed.length > 0) await writeBatch(client, repo, [], removed);
+    if (removed.length > 0) await writeBatch(client, repo, [], removed, corpus);
     const twins = new Set(changed.filter((w) => w.twin).map((w) => w.file.path));
     const byPath = new Map(changed.map((w) => [w.file.path, w]));
     const chunkSlice = async (at: number) => {
@@ -153,11 +163,13 @@ async function run(
       // A slice of large files is written in several transactions (each file whole in one).
       const step = Math.max(1, Math.floor(made.length / Math.ceil(postings / BATCH_POSTINGS || 1)));
       for (let i = 0; i < made.length; i += step) {
-        await writeBatch(client, repo, made.slice(i, i + step), []);
+        await writeBatch(client, repo, made.slice(i, i + step), [], corpus);
         done += Math.min(step, made.length - i);
         options.onProgress?.(done, walked.length);
       }
     }
+    // A repository without a model (its first run, or a store from before vectors) learns one from all it holds.
+    if (!corpus && options.vectors !== false) await learnStoreVectors(client, repo);
     // Fresh statistics for the planner after a large write.
     if (changed.length > 1000) await client.query('ANALYZE mcpkit_chunks, mcpkit_files');
     const { rows: counts } = await client.query<{ files: string; chunks: string }>(
@@ -207,6 +219,7 @@ async function writeBatch(
   repo: number,
   made: readonly Made[],
   removed: readonly string[],
+  corpus: CorpusVectors | undefined,
 ): Promise<void> {
   const chunks: { chunk: Chunk; terms: string[]; tfs: number[]; length: number }[] = [];
   for (const { walked, chunks: list } of made) {
@@ -257,6 +270,17 @@ async function writeBatch(
         ],
       );
     }
+    if (corpus)
+      await writeVectors(
+        client,
+        repo,
+        generation,
+        docs.map(String),
+        projectChunks(
+          corpus,
+          chunks.map((c) => c.chunk),
+        ),
+      );
     if (made.length > 0)
       await client.query(
         `INSERT INTO mcpkit_files (repo, path, hash, twin, indexed)

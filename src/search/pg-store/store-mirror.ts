@@ -4,9 +4,13 @@
 // store is the one copy every server loads from — no walk, no chunking, no tokenizing — and each server keeps the
 // postings in memory, brought up to date before every search by what changed since the generation it holds.
 import type { PoolClient } from 'pg';
+import { DocVectors } from '../chunk-vectors.js';
 import type { Chunk } from '../chunker.js';
+import type { CorpusVectors } from '../corpus-vectors.js';
 import { GrowingInts } from '../postings.js';
+import { tokenize } from '../tokenize.js';
 import { B, K1 } from './store-postings.js';
+import { type ModelRow, modelOf } from './store-vectors.js';
 
 interface TermPostings {
   docs: GrowingInts;
@@ -21,6 +25,10 @@ interface Delta {
   generation: number;
   removed: string[];
   added: { id: string; meta: ChunkMeta; length: number; postings: string }[];
+  /** The repository's model, when it was (re)learned since. */
+  model: ModelRow | undefined;
+  /** Chunks' int8 rows written since. */
+  vectors: { id: string; vector: Buffer }[];
 }
 
 /**
@@ -40,6 +48,8 @@ export class StoreMirror {
   private postings = new Map<string, TermPostings>();
   private liveDocs = 0;
   private liveLength = 0;
+  private corpus: CorpusVectors | undefined;
+  private vectors: DocVectors | undefined;
 
   /** How many document numbers there are (removed ones included). */
   get size(): number {
@@ -113,7 +123,44 @@ export class StoreMirror {
         list.tfs.push(Number(line.slice(space + 1)));
       }
     }
+    if (delta.model) {
+      // A model learned anew comes with every chunk's row in the same delta.
+      this.corpus = modelOf(delta.model);
+      this.vectors = new DocVectors(this.corpus.dimensions, Math.max(1, this.ids.length));
+    }
+    const { vectors } = this;
+    if (vectors)
+      for (const row of delta.vectors) {
+        const doc = this.local.get(row.id);
+        if (doc === undefined) continue;
+        const bytes = new Int8Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength);
+        // Back to the unit vector the row was quantized from: DocVectors quantizes it to the same bytes.
+        vectors.set(
+          doc,
+          Float32Array.from(bytes, (x) => x / 127),
+        );
+      }
     this.generation = delta.generation;
+  }
+
+  /** Whether the copy holds the repository's corpus vectors (semantic and hybrid have something to rank by). */
+  get hasVectors(): boolean {
+    return this.vectors !== undefined;
+  }
+
+  /**
+   * Every document's cosine with a query's vector, as {@link CodeIndex.search} computes it (0 if removed);
+   * undefined without vectors, or when no word of the query has one (then bm25 answers).
+   */
+  cosines(query: string): Float64Array | undefined {
+    const { corpus, vectors } = this;
+    if (!corpus || !vectors) return undefined;
+    const encoded = corpus.encode(tokenize(query));
+    if (!encoded.some((x) => x !== 0)) return undefined;
+    const scores = vectors.cosines(encoded, this.ids.length);
+    if (this.liveDocs < this.ids.length)
+      for (let doc = 0; doc < scores.length; doc++) if (!this.alive[doc]) scores[doc] = 0;
+    return scores;
   }
 
   private grow(size: number): void {
@@ -166,11 +213,13 @@ export class StoreMirror {
 
 /** What changed in a repository since generation `since` (everything, from -1), in the transaction's snapshot. */
 async function readDelta(client: PoolClient, repo: number, since: number): Promise<Delta> {
-  const { rows: head } = await client.query<{ generation: string }>(
-    'SELECT generation FROM mcpkit_repos WHERE id = $1',
+  // A store of version 1 has no vector tables until its next index run adds them: then no vectors, bm25.
+  const { rows: head } = await client.query<{ generation: string; vectors: boolean }>(
+    `SELECT generation, to_regclass('mcpkit_vectors') IS NOT NULL AS vectors FROM mcpkit_repos WHERE id = $1`,
     [repo],
   );
   const generation = Number(head[0]?.generation ?? 0);
+  const withVectors = head[0]?.vectors === true;
   const removed =
     since < 0
       ? []
@@ -204,7 +253,24 @@ async function readDelta(client: PoolClient, repo: number, since: number): Promi
     if (rows.length < StoreMirror.pageSize) break;
     after = (rows[rows.length - 1] as ChunkRow).id;
   }
-  return { generation, removed, added };
+  if (!withVectors) return { generation, removed, added, model: undefined, vectors: [] };
+  const { rows: models } = await client.query<ModelRow>(
+    `SELECT generation::text AS generation, dimensions, terms, idf, basis FROM mcpkit_models
+     WHERE repo = $1 AND generation > $2`,
+    [repo, since],
+  );
+  const vectors: Delta['vectors'] = [];
+  for (let after = '0'; ; ) {
+    const { rows } = await client.query<{ id: string; vector: Buffer }>(
+      `SELECT chunk::text AS id, vector FROM mcpkit_vectors WHERE repo = $1 AND generation > $2 AND chunk > $3
+       ORDER BY chunk LIMIT $4`,
+      [repo, since, after, StoreMirror.pageSize * 4],
+    );
+    vectors.push(...rows);
+    if (rows.length < StoreMirror.pageSize * 4) break;
+    after = (rows[rows.length - 1] as { id: string }).id;
+  }
+  return { generation, removed, added, model: models[0], vectors };
 }
 
 interface ChunkRow {
