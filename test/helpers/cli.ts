@@ -39,7 +39,7 @@ export async function createWorkspace(): Promise<Workspace> {
     xdg,
     userDir,
     env,
-    cleanup: () => rm(root, { recursive: true, force: true }),
+    cleanup: () => rm(root, { recursive: true, force: true, maxRetries: 5 }),
   };
 }
 
