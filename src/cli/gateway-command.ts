@@ -162,6 +162,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         const selection = {
           ...(only ? { only } : {}),
           ...(flags.except ? { except: flags.except } : {}),
+          ...(only && !flags.only && !flags.except ? { namedIn: `profile "${flags.profile}"` } : {}),
         };
         const first = await selectedServers(location, selection);
         for (const warning of first.warnings) io.err(`mcpkit gateway: ${warning}\n`);

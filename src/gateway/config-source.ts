@@ -8,6 +8,8 @@ export interface ServerSelection {
   only?: readonly string[];
   /** Not these names (`--except`). */
   except?: readonly string[];
+  /** What named them, for the warning about a name that is not configured (default `--only / --except`). */
+  namedIn?: string;
 }
 
 /** The configured servers (both scopes, project wins) the selection lets through, with warnings. */
@@ -23,7 +25,8 @@ export async function selectedServers(
     .map(({ name, entry }) => ({ name, entry }));
   const names = new Set(effectiveServers(config).map((s) => s.name));
   for (const name of [...(selection.only ?? []), ...(selection.except ?? [])])
-    if (!names.has(name)) warnings.push(`no configured server "${name}" (named in --only / --except)`);
+    if (!names.has(name))
+      warnings.push(`no configured server "${name}" (named in ${selection.namedIn ?? '--only / --except'})`);
   return { servers, warnings, files: [config.files.project, config.files.user] };
 }
 
