@@ -170,7 +170,9 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         // (the gateway is useful with no set-up), and it stays when servers are added later.
         // Never over / or the home directory (Claude Desktop starts servers in /): that is not a project.
         const broad = io.cwd === '/' || io.cwd === homeDirectory(io.env);
-        if (broad && flags.search !== false && first.servers.length === 0)
+        // "Nothing configured", not "nothing selected": a profile or --only that matches no server gets no
+        // search it did not ask for.
+        if (broad && flags.search !== false && first.configured === 0)
           io.err(
             `mcpkit gateway: not serving code search over ${io.cwd}; start the gateway in a project directory\n`,
           );
@@ -179,7 +181,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         const databases = searchDatabases(flags, io);
         const builtIn =
           !broad &&
-          (flags.search ?? (first.servers.length === 0 || flags.db.length > 0 || flags.store !== undefined))
+          (flags.search ?? (first.configured === 0 || flags.db.length > 0 || flags.store !== undefined))
             ? [
                 {
                   name: 'search',

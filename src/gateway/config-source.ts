@@ -12,11 +12,14 @@ export interface ServerSelection {
   namedIn?: string;
 }
 
-/** The configured servers (both scopes, project wins) the selection lets through, with warnings. */
+/**
+ * The configured servers (both scopes, project wins) the selection lets through, with warnings, and how many
+ * are configured in all (`configured`, whatever the selection).
+ */
 export async function selectedServers(
   location: ConfigLocationOptions,
   selection: ServerSelection,
-): Promise<{ servers: RuntimeServerConfig[]; warnings: string[]; files: string[] }> {
+): Promise<{ servers: RuntimeServerConfig[]; configured: number; warnings: string[]; files: string[] }> {
   const config = await loadConfig(location);
   const warnings = [...config.warnings];
   const servers = effectiveServers(config)
@@ -27,7 +30,7 @@ export async function selectedServers(
   for (const name of [...(selection.only ?? []), ...(selection.except ?? [])])
     if (!names.has(name))
       warnings.push(`no configured server "${name}" (named in ${selection.namedIn ?? '--only / --except'})`);
-  return { servers, warnings, files: [config.files.project, config.files.user] };
+  return { servers, configured: names.size, warnings, files: [config.files.project, config.files.user] };
 }
 
 /** A running watch; `close()` stops it. */
