@@ -203,7 +203,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
                 },
               ]
             : [];
-        if (builtIn.length > 0 && first.servers.length === 0)
+        if (builtIn.length > 0 && first.configured === 0)
           io.err(
             `mcpkit gateway: no servers configured; serving code search over ${io.cwd} (add servers with \`mcpkit add\`)\n`,
           );
