@@ -162,6 +162,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         const selection = {
           ...(only ? { only } : {}),
           ...(flags.except ? { except: flags.except } : {}),
+          ...(only && !flags.only && !flags.except ? { namedIn: `profile "${flags.profile}"` } : {}),
         };
         const first = await selectedServers(location, selection);
         for (const warning of first.warnings) io.err(`mcpkit gateway: ${warning}\n`);
@@ -169,7 +170,9 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         // (the gateway is useful with no set-up), and it stays when servers are added later.
         // Never over / or the home directory (Claude Desktop starts servers in /): that is not a project.
         const broad = io.cwd === '/' || io.cwd === homeDirectory(io.env);
-        if (broad && flags.search !== false && first.servers.length === 0)
+        // "Nothing configured", not "nothing selected": a profile or --only that matches no server gets no
+        // search it did not ask for.
+        if (broad && flags.search !== false && first.configured === 0)
           io.err(
             `mcpkit gateway: not serving code search over ${io.cwd}; start the gateway in a project directory\n`,
           );
@@ -178,7 +181,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         const databases = searchDatabases(flags, io);
         const builtIn =
           !broad &&
-          (flags.search ?? (first.servers.length === 0 || flags.db.length > 0 || flags.store !== undefined))
+          (flags.search ?? (first.configured === 0 || flags.db.length > 0 || flags.store !== undefined))
             ? [
                 {
                   name: 'search',
@@ -200,7 +203,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
                 },
               ]
             : [];
-        if (builtIn.length > 0 && first.servers.length === 0)
+        if (builtIn.length > 0 && first.configured === 0)
           io.err(
             `mcpkit gateway: no servers configured; serving code search over ${io.cwd} (add servers with \`mcpkit add\`)\n`,
           );

@@ -8,13 +8,18 @@ export interface ServerSelection {
   only?: readonly string[];
   /** Not these names (`--except`). */
   except?: readonly string[];
+  /** What named them, for the warning about a name that is not configured (default `--only / --except`). */
+  namedIn?: string;
 }
 
-/** The configured servers (both scopes, project wins) the selection lets through, with warnings. */
+/**
+ * The configured servers (both scopes, project wins) the selection lets through, with warnings, and how many
+ * are configured in all (`configured`, whatever the selection).
+ */
 export async function selectedServers(
   location: ConfigLocationOptions,
   selection: ServerSelection,
-): Promise<{ servers: RuntimeServerConfig[]; warnings: string[]; files: string[] }> {
+): Promise<{ servers: RuntimeServerConfig[]; configured: number; warnings: string[]; files: string[] }> {
   const config = await loadConfig(location);
   const warnings = [...config.warnings];
   const servers = effectiveServers(config)
@@ -23,8 +28,9 @@ export async function selectedServers(
     .map(({ name, entry }) => ({ name, entry }));
   const names = new Set(effectiveServers(config).map((s) => s.name));
   for (const name of [...(selection.only ?? []), ...(selection.except ?? [])])
-    if (!names.has(name)) warnings.push(`no configured server "${name}" (named in --only / --except)`);
-  return { servers, warnings, files: [config.files.project, config.files.user] };
+    if (!names.has(name))
+      warnings.push(`no configured server "${name}" (named in ${selection.namedIn ?? '--only / --except'})`);
+  return { servers, configured: names.size, warnings, files: [config.files.project, config.files.user] };
 }
 
 /** A running watch; `close()` stops it. */

@@ -153,6 +153,8 @@ export class Gateway {
   private readonly prefix: PrefixMode;
   private advertised: Advertised | undefined;
   private readonly results: ResultStore;
+  /** False until create() has checked the first catalog: a clash there is its error, not a warning. */
+  private serving = false;
 
   private constructor(private options: GatewayOptions) {
     this.log = options.log ?? ((message) => process.stderr.write(`mcpkit gateway: ${message}\n`));
@@ -221,6 +223,7 @@ export class Gateway {
           : `exposed names must be unique, but ${catalog.collisions.join('; ')}; change the "prefix" or "rename" of one of them in the config`,
       );
     }
+    gateway.serving = true;
     return gateway;
   }
 
@@ -431,8 +434,9 @@ export class Gateway {
         : {}),
     });
     await pins?.save().catch((error: Error) => this.log(`cannot save pins: ${error.message}`));
-    for (const collision of catalog.collisions)
-      this.once(`clash:${collision}`, `${collision}; the first one is served`);
+    if (this.serving)
+      for (const collision of catalog.collisions)
+        this.once(`clash:${collision}`, `${collision}; the first one is served`);
     for (const tool of catalog.tools) this.known.set(tool.name, tool.server);
     if (this.options.toolIndexFile) {
       await writeFileAtomic(this.options.toolIndexFile, toolIndexMarkdown(catalog.tools)).catch(

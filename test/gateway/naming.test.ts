@@ -45,10 +45,16 @@ describe('gateway: per-server prefix and per-tool rename', () => {
   });
 
   it('refuses to start when a prefix or a rename makes two names collide, naming both servers', async () => {
-    const error = await startGateway([
-      toolServer('a', { read: 'A.' }, { prefix: 'fs' }),
-      toolServer('b', { cat: 'B.' }, { prefix: 'fs', rename: { cat: 'read' } }),
-    ]).catch((e: unknown) => e);
+    const log: string[] = [];
+    const error = await startGateway(
+      [
+        toolServer('a', { read: 'A.' }, { prefix: 'fs' }),
+        toolServer('b', { cat: 'B.' }, { prefix: 'fs', rename: { cat: 'read' } }),
+      ],
+      { log: (line) => log.push(line) },
+    ).catch((e: unknown) => e);
+    // The one line is the error: no "the first one is served" warning for a gateway that does not start.
+    expect(log.filter((line) => line.includes('clashes'))).toEqual([]);
     expect(isMcpkitError(error) && error.code).toBe('INVALID_ARGUMENT');
     expect((error as Error).message).toBe(
       'exposed names must be unique, but tool "fs__read" of b ("cat") clashes with a\'s ("read"); ' +

@@ -40,6 +40,35 @@ describe('mcpkit gateway --profile (stdio)', () => {
     });
   }
 
+  it('names the profile, not --only, when a profile names a server that is not configured', async () => {
+    await writeFile(
+      join(ws.project, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { one: upstream('one') },
+        profiles: { typo: { servers: ['one', 'nosuch'] } },
+      }),
+    );
+    const gw = await connectGateway(ws, ['--profile', 'typo', '--pin', 'off']);
+    cleanups.push(gw.close);
+    await gw.client.listTools();
+    expect(gw.stderr()).toContain(
+      'mcpkit gateway: no configured server "nosuch" (named in profile "typo")\n',
+    );
+    expect(gw.stderr()).not.toContain('--only');
+  });
+
+  it('starts no built-in code search for a profile whose servers are none of the configured ones', async () => {
+    await writeFile(
+      join(ws.project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { one: upstream('one') }, profiles: { ghost: { servers: ['nosuch'] } } }),
+    );
+    const gw = await connectGateway(ws, ['--profile', 'ghost', '--pin', 'off']);
+    cleanups.push(gw.close);
+    expect((await gw.client.listTools()).tools).toEqual([]);
+    expect(gw.stderr()).not.toContain('no servers configured');
+    expect(gw.stderr()).toContain('mcpkit gateway: 0/0 servers ready, 0 tools in profile ghost\n');
+  });
+
   it('names the config files and the profiles there are for an unknown profile (exit 2)', async () => {
     const result = await runInProcess(ws, ['gateway', '--profile', 'nope']);
     expect(result.code).toBe(2);
