@@ -265,6 +265,9 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
               }),
             ]
           : [];
+        // Serving starts once the config is watched: an edit right after the start (chokidar sets its watches up
+        // asynchronously) would otherwise be missed for good.
+        await Promise.all(watches.map((w) => w.ready));
         await revealed?.attach(gateway);
         await replica.state?.subscribe(PINS_CHANNEL, () => {
           gateway.reloadPins().catch((error: Error) => io.err(`mcpkit gateway: ${error.message}\n`));

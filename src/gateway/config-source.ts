@@ -35,6 +35,8 @@ export async function selectedServers(
 
 /** A running watch; `close()` stops it. */
 export interface Watch {
+  /** Resolves once the files are watched: a change made before that may go unseen. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,7 +53,9 @@ export function watchFiles(files: readonly string[], onChange: () => void, debou
   };
   watcher.on('add', fire).on('change', fire).on('unlink', fire);
   watcher.on('error', () => undefined);
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
+    ready,
     close: async () => {
       clearTimeout(timer);
       await watcher.close();
