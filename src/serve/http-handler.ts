@@ -134,37 +134,38 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     return rpcError(400, id, -32020, `Bad Request: the request headers and body disagree: ${why}`);
   };
 
-  /** Host/Origin and path: checked before a byte of the body is read. */
+  /** Host/Origin and path: checked before a byte of the body is read (credentials next, in `authOf`). */
   const refusal = (headers: IncomingHttpHeaders, pathname: string, method = 'GET'): Response | undefined => {
     if (!isAllowedRequest(headers, options.allowedHosts))
       return rpcError(403, null, -32000, 'Forbidden: Host or Origin not allowed');
     const metadata = options.protectedResource?.metadataResponse(pathname, method);
     if (metadata) return metadata;
     if (pathname !== path) return rpcError(404, null, -32000, `Not Found: MCP is served on ${path}`);
-    if (options.tokens && options.tokens.match(headers.authorization) === undefined) {
+    return undefined;
+  };
+
+  /**
+   * Who the request's credentials name (after `refusal` let it through; still before the body is read): the
+   * bearer token's name, or the OAuth token's client and scopes — for the server's handlers
+   * (`ctx.http.authInfo`) and the intercept; the 401 when the token is missing or wrong. One token check per
+   * request. A static token itself is never passed on.
+   */
+  const authOf = async (
+    authorization: string | undefined,
+    pathname: string,
+  ): Promise<AuthInfo | Response | undefined> => {
+    if (options.tokens) {
+      const name = options.tokens.match(authorization);
+      if (name !== undefined) return { token: '', clientId: name, scopes: [] };
       // RFC 6750 §3.1: no credentials → the bare challenge; wrong ones → invalid_token.
       const challenge =
-        headers.authorization === undefined
+        authorization === undefined
           ? 'Bearer realm="mcpkit"'
           : 'Bearer realm="mcpkit", error="invalid_token"';
       return rpcError(401, null, -32001, 'Unauthorized: a valid bearer token is required', {
         'www-authenticate': challenge,
       });
     }
-    return undefined;
-  };
-
-  /**
-   * Who the request's credentials name (after `refusal` let it through): the bearer token's name, or the OAuth
-   * token's client and scopes — for the server's handlers (`ctx.http.authInfo`) and the intercept; the answer
-   * when the OAuth token is refused. A static token itself is never passed on.
-   */
-  const authOf = async (
-    authorization: string | undefined,
-    pathname: string,
-  ): Promise<AuthInfo | Response | undefined> => {
-    const name = options.tokens?.match(authorization);
-    if (name !== undefined) return { token: '', clientId: name, scopes: [] };
     return options.protectedResource?.authorize(authorization, pathname);
   };
 
