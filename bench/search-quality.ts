@@ -223,6 +223,7 @@ for (const suite of suites) {
     saved: false,
     ...withModel,
     ...(process.env.VECTORS === 'none' ? { vectors: 'none' as const } : {}),
+    ...(process.env.CHUNKING ? { chunking: process.env.CHUNKING as 'syntax' | 'outline' } : {}),
   });
   const modes: SearchMode[] = index.hasVectors ? ['bm25', 'semantic', 'hybrid'] : ['bm25'];
   const seen = new Map<string, number>();
@@ -264,7 +265,11 @@ for (const suite of suites) {
   if (!process.argv.includes('--no-nl') && suite.tree) {
     const { dir, queries } = blankedCopy(root, 14);
     try {
-      const blank = await CodeIndex.build(dir, { saved: false, ...withModel });
+      const blank = await CodeIndex.build(dir, {
+        saved: false,
+        ...withModel,
+        ...(process.env.CHUNKING ? { chunking: process.env.CHUNKING as 'syntax' | 'outline' } : {}),
+      });
       for (const q of queries) {
         for (const mode of blank.hasVectors
           ? (['bm25', 'semantic', 'hybrid'] as const)

@@ -16,6 +16,8 @@ export interface ChunkJob {
   seq: number;
   file: WalkedFile;
   buildOutput: boolean;
+  /** Cut at an outline instead of a parse ({@link ChunkFilesOptions.outline}). */
+  outline: boolean;
 }
 
 /** What a worker sends back for a job. */
@@ -34,6 +36,8 @@ export interface ChunkFilesOptions {
   stop?: () => boolean;
   /** A worker whose heap passes this many MB is replaced; default 192. */
   retireMb?: number;
+  /** Cut files at an outline (outline.ts) instead of a parse where their language has one; default false. */
+  outline?: boolean;
 }
 
 /** A file's counted chunks, with what turns their term ids into the index's ({@link EncoderTerms.resolve}). */
@@ -103,7 +107,7 @@ export async function chunkFiles(
   };
   const job = (seq: number): ChunkJob => {
     const file = files[seq] as WalkedFile;
-    return { seq, file, buildOutput: twins.has(file.path) };
+    return { seq, file, buildOutput: twins.has(file.path), outline: options.outline ?? false };
   };
   const withTexts = options.withTexts ?? false;
   const retireMb = options.retireMb ?? RETIRE_MB;
@@ -197,8 +201,8 @@ function localChunker(
   const reader = repoFiles(root);
   const encoder = new TermEncoder(withTexts);
   let table = new EncoderTerms();
-  return async ({ seq, file, buildOutput }) => {
-    const outcome = await chunksOf(reader, file, buildOutput);
+  return async ({ seq, file, buildOutput, outline }) => {
+    const outcome = await chunksOf(reader, file, buildOutput, outline);
     if (!('chunks' in outcome)) return { result: { seq, skipped: outcome.skipped }, table: undefined };
     const terms = encoder.encode(outcome.chunks);
     table = table.take(terms);

@@ -12,10 +12,10 @@ const reader = repoFiles(root);
 const encoder = new TermEncoder(withTexts);
 const port = parentPort;
 
-port?.on('message', async ({ seq, file, buildOutput }: ChunkJob) => {
+port?.on('message', async ({ seq, file, buildOutput, outline }: ChunkJob) => {
   let result: ChunkResult;
   try {
-    const outcome = await chunksOf(reader, file, buildOutput);
+    const outcome = await chunksOf(reader, file, buildOutput, outline);
     if (!('chunks' in outcome)) result = { seq, skipped: outcome.skipped };
     else {
       // Counted and posted in one synchronous step: batches reach the main thread in the order they were counted.

@@ -78,6 +78,12 @@ export interface BuildOptions {
    * merging them in memory as they grow: default for trees of 5,000 files or more; `{ every }` postings a segment.
    */
   spill?: boolean | { every: number };
+  /**
+   * How files with a grammar are cut: `outline` (default) finds their definitions by line patterns and brace or
+   * indentation matching (outline.ts: ~5× cheaper per file than a parse, and as good on bench/search-quality.ts; a
+   * file it cannot balance is parsed), `syntax` parses every file with tree-sitter.
+   */
+  chunking?: 'outline' | 'syntax';
 }
 
 /** Trees this large spill their postings while they are built ({@link BuildOptions.spill}). */
@@ -126,6 +132,8 @@ export class CodeIndex {
   private readonly lines = new Map<string, string[]>();
   private readonly docOf = new WeakMap<Chunk, number>();
   private walked: WalkMode = {};
+  /** Files are cut at an outline, not parsed ({@link BuildOptions.chunking}). */
+  private outlined = true;
   /** How far the build is: files done, files walked (0 until the walk is done). */
   readonly progress = { done: 0, total: 0 };
   /** Whether the build is done (else a search answers from the files indexed so far). */
@@ -195,6 +203,7 @@ export class CodeIndex {
         this.walked = { buildDirs: true };
       }
     }
+    this.outlined = options.chunking !== 'syntax';
     if (files.length === 0) {
       const why = await explainEmpty(root);
       if (why) warn(why);
@@ -304,6 +313,7 @@ export class CodeIndex {
     return {
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
       withTexts: this.source !== undefined && 'model' in this.source,
+      outline: this.outlined,
       ...(stop ? { stop } : {}),
     };
   }
@@ -387,7 +397,7 @@ export class CodeIndex {
     const reader = repoFiles(this.root);
     const made = new Map<string, { file: WalkedFile; chunks: Chunk[] } | undefined>();
     for (const [path, file] of fresh) {
-      const outcome = file ? await chunksOf(reader, file, twins.has(path)) : undefined;
+      const outcome = file ? await chunksOf(reader, file, twins.has(path), this.outlined) : undefined;
       made.set(path, file && outcome && 'chunks' in outcome ? { file, chunks: outcome.chunks } : undefined);
     }
     // Applied at once, with no await in between: a search sees the index before or after, never half of it.

@@ -33,6 +33,8 @@ export async function chunksOf(
   reader: RepoFiles,
   file: WalkedFile,
   buildOutput: boolean,
+  /** Cut at an outline instead of a parse where the language has one (chunker.ts's `outline` option). */
+  outline = true,
 ): Promise<FileOutcome> {
   const bytes = await reader.read(join(reader.root, file.path), { maxBytes: MAX_BYTES });
   if (bytes === undefined) return { skipped: 'unreadable' };
@@ -42,6 +44,7 @@ export async function chunksOf(
   let windowed = false;
   const chunks = await chunkFile(file.path, text, {
     syntax: !buildOutput,
+    outline,
     onLineWindows: () => {
       windowed = true;
     },

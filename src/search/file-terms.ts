@@ -3,7 +3,8 @@
 // the index maps the terms to its own ids in the walker's order, so both number terms and documents alike.
 import type { Chunk } from './chunker.js';
 import type { ChunkPlace } from './index-store.js';
-import { tokenize } from './tokenize.js';
+import { tokenize, tokensOfWord } from './tokenize.js';
+import { WordTable } from './word-table.js';
 
 /** BM25F field weights: content, defined names, path (measured on bench/search-quality.ts). */
 const CONTENT = 1;
@@ -40,6 +41,11 @@ const TABLE_LIMIT = 1 << 18;
 /** Turns chunks into {@link FileTerms}, numbering terms as it first meets them (one encoder per thread). */
 export class TermEncoder {
   private readonly ids = new Map<string, number>();
+  /** Each word's term ids (its tokens'): a word met again costs one lookup, not a string and one per token. */
+  private readonly words = new WordTable((word) =>
+    Int32Array.from(tokensOfWord(word), (token) => this.idOf(token)),
+  );
+  private newTerms: string[] = [];
   /** Per term id: weighted count in the chunk being counted, and plain count. */
   private weightedNow = new Int32Array(1024);
   private countsNow = new Int32Array(1024);
@@ -52,8 +58,12 @@ export class TermEncoder {
   /** Counts the terms of a file's chunks (all of one path, or documents added from another source). */
   encode(chunks: readonly Chunk[]): FileTerms {
     const fresh = this.ids.size > this.tableLimit;
-    if (fresh) this.ids.clear();
+    if (fresh) {
+      this.ids.clear();
+      this.words.clear();
+    }
     const newTerms: string[] = [];
+    this.newTerms = newTerms;
     const starts = new Int32Array(chunks.length + 1);
     const terms: number[] = [];
     const weighted: number[] = [];
@@ -70,24 +80,19 @@ export class TermEncoder {
       }
       const first = terms.length;
       let length = 0;
-      const field = (tokens: readonly string[], weight: number) => {
-        for (const token of tokens) {
-          let id = this.ids.get(token);
-          if (id === undefined) {
-            id = this.ids.size;
-            this.ids.set(token, id);
-            newTerms.push(token);
-            this.grow(id);
-          }
-          if (this.countsNow[id] === 0) terms.push(id);
-          this.weightedNow[id] = (this.weightedNow[id] as number) + weight;
-          this.countsNow[id] = (this.countsNow[id] as number) + 1;
-          length += weight;
-        }
+      const count = (id: number, weight: number) => {
+        if (this.countsNow[id] === 0) terms.push(id);
+        this.weightedNow[id] = (this.weightedNow[id] as number) + weight;
+        this.countsNow[id] = (this.countsNow[id] as number) + 1;
+        length += weight;
       };
-      field(tokenize(chunk.content), CONTENT);
-      field(tokenize(chunk.symbols.join(' ')), SYMBOLS);
-      field(pathTokens, PATH);
+      const field = (text: string, weight: number) =>
+        this.words.scan(text, (ids) => {
+          for (let i = 0; i < ids.length; i++) count(ids[i] as number, weight);
+        });
+      field(chunk.content, CONTENT);
+      field(chunk.symbols.join(' '), SYMBOLS);
+      for (const token of pathTokens) count(this.idOf(token), PATH);
       for (let p = first; p < terms.length; p++) {
         const id = terms[p] as number;
         weighted.push(this.weightedNow[id] as number);
@@ -112,6 +117,18 @@ export class TermEncoder {
       lengths,
       ...(texts ? { texts } : {}),
     };
+  }
+
+  /** A term's id in this encoder, given it when it has none (and listed as new in the batch being counted). */
+  private idOf(token: string): number {
+    let id = this.ids.get(token);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(token, id);
+      this.newTerms.push(token);
+      this.grow(id);
+    }
+    return id;
   }
 
   private grow(id: number): void {

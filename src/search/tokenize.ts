@@ -74,21 +74,30 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     const start = i;
     while (i < n && isWordAt(text, i)) i += widthAt(text, i);
     if (i === start) continue;
-    const word = text.slice(start, i);
-    let tokens = seen.get(word);
-    if (!tokens) {
-      tokens = wordTokens(word, dropStopwords);
-      if (seen.size >= CACHE_LIMIT) seen.clear();
-      seen.set(word, tokens);
-    }
-    for (const token of tokens) out.push(token);
+    for (const token of tokensOfWord(text.slice(start, i), dropStopwords, seen)) out.push(token);
   }
   return out;
 }
 
+/** The tokens of one word (a run of letters and digits, as {@link tokenize} finds them). */
+export function tokensOfWord(
+  word: string,
+  dropStopwords = true,
+  seen = cache[dropStopwords ? 1 : 0],
+): readonly string[] {
+  let tokens = seen.get(word);
+  if (!tokens) {
+    tokens = wordTokens(word, dropStopwords);
+    if (seen.size >= CACHE_LIMIT) seen.clear();
+    seen.set(word, tokens);
+  }
+  return tokens;
+}
+
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-function isWordAt(text: string, at: number): boolean {
+/** Whether a word (letters and digits) goes on at this position. */
+export function isWordAt(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
   if (code < 128)
     return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
@@ -96,7 +105,7 @@ function isWordAt(text: string, at: number): boolean {
 }
 
 /** 2 at the start of a surrogate pair (one character outside the BMP), else 1. */
-function widthAt(text: string, at: number): number {
+export function widthAt(text: string, at: number): number {
   const code = text.charCodeAt(at);
   return code >= 0xd800 && code <= 0xdbff && at + 1 < text.length ? 2 : 1;
 }
