@@ -16,7 +16,10 @@ import { JDK_QUERIES, median, percentile } from './measure.js';
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const here = dirname(fileURLToPath(import.meta.url));
 
-type Phase = 'during' | 'cold' | 'index' | 'warm';
+type Phase = 'during' | 'cold' | 'index' | 'warm' | 'english';
+
+/** Plain-English queries over the tree with its Javadoc blanked: this many, an even sample of the doc comments. */
+const ENGLISH_QUERIES = 40;
 
 /** One phase, in this (child) process: prints one JSON line. */
 async function phase(name: Phase, tree: string, src: string): Promise<void> {
@@ -69,6 +72,30 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
     out.files = index.files;
     out.chunks = index.chunkCount ?? index.chunks.length;
     out.bytes = statSync(await index.save()).size;
+  } else if (name === 'english') {
+    // Queries made from doc comments, searched in a copy with every doc comment blanked: the words must be matched
+    // to code. The target file's rank in each mode's top 10 (files de-duplicated).
+    const { blankedCopy } = await import('./nl-queries.js');
+    const { dir, queries } = blankedCopy(tree, ENGLISH_QUERIES);
+    try {
+      const index = await CodeIndex.build(dir, { saved: false });
+      out.englishMs = performance.now() - t0;
+      const rankOf = (query: string, file: string, mode: string) => {
+        const files: string[] = [];
+        for (const hit of index.search(query, 40, mode) as { chunk: { path: string } }[])
+          if (!files.includes(hit.chunk.path)) files.push(hit.chunk.path);
+        const at = files.slice(0, 10).indexOf(file);
+        return at < 0 ? undefined : at + 1;
+      };
+      out.english = queries.map(({ query, file }) => ({
+        query,
+        file,
+        bm25: rankOf(query, file, 'bm25'),
+        hybrid: rankOf(query, file, 'hybrid'),
+      }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   } else if (name === 'index') {
     // `mcpkit index`: bm25 and the vectors, saved for the warm start.
     const index = await CodeIndex.build(tree, { saved: false, onWarning: (m: string) => (out.warning = m) });
@@ -150,6 +177,7 @@ async function main(): Promise<void> {
     const cold = run('cold', tree, src);
     const full = run('index', tree, src);
     const warm = run('warm', tree, src);
+    const english = run('english', tree, src);
     // Growth: the same cold index on java.base alone (~a fifth of the files): time per file should not grow with size.
     const base = existsSync(join(tree, 'java.base')) ? run('cold', join(tree, 'java.base'), src) : undefined;
     const kernelTree = process.env.MCPKIT_BENCH_KERNEL_SRC;
@@ -191,6 +219,16 @@ async function main(): Promise<void> {
       console.log(
         `  warm query (${mode}): p50 ${median(times[mode] ?? []).toFixed(1)} ms, p99 ${percentile(times[mode] ?? [], 0.99).toFixed(1)} ms`,
       );
+    type Ranked = { query: string; file: string; bm25?: number; hybrid?: number };
+    const ranked = english.english as Ranked[];
+    const gain = (rank?: number) => (rank ? 1 / Math.log2(rank + 1) : 0);
+    const mean = (mode: 'bm25' | 'hybrid') => ranked.reduce((sum, q) => sum + gain(q[mode]), 0) / ranked.length;
+    const onlyHybrid = ranked.filter((q) => q.hybrid && !q.bm25);
+    console.log(
+      `  plain English over the tree with its Javadoc blanked (${ranked.length} queries from doc comments): NDCG@10 bm25 ${mean('bm25').toFixed(3)}, hybrid ${mean('hybrid').toFixed(3)}; in hybrid's top 10 only: ${onlyHybrid.length}, in bm25's only: ${ranked.filter((q) => q.bm25 && !q.hybrid).length}`,
+    );
+    for (const q of onlyHybrid.slice(0, 5))
+      console.log(`    hybrid #${q.hybrid}, bm25 not in 10: "${q.query}" → ${q.file}`);
     if (hasRg)
       console.log(
         `  ripgrep, same queries (spawn + search of the tree): p50 ${median(rgTimes).toFixed(0)} ms, p99 ${percentile(rgTimes, 0.99).toFixed(0)} ms`,

@@ -11,6 +11,7 @@ export async function assemble(file) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`)
-  process.stdout.write(
-    `${await assemble(new URL('../src/search/kernels/int8-dots.wat', import.meta.url).pathname)}\n`,
-  );
+  for (const name of ['int8-dots', 'sparse-dense'])
+    process.stdout.write(
+      `${name}: ${await assemble(new URL(`../src/search/kernels/${name}.wat`, import.meta.url).pathname)}\n`,
+    );

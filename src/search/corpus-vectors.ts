@@ -5,6 +5,8 @@
  */
 
 /** Below this many documents every term joins the vocabulary. */
+import { multiplySparse, type SparseRows } from './kernels/sparse-dense.js';
+
 const SMALL_CORPUS = 500;
 
 /** Options for {@link CorpusVectors.build}. */
@@ -189,7 +191,7 @@ export class CorpusVectors {
         nextPick += every;
       }
     }
-    const sample: Sparse = { colStart, rows, value, rowOf, rowCount: sampled };
+    const sample = sampleMatrices({ colStart, rows, value, rowOf, rowCount: sampled });
 
     // Randomized range finder: Y = X Ω, then (X Xᵀ)^q Y, orthonormalised after each pass.
     const width = Math.min(k + 8, sampled, terms);
@@ -198,21 +200,22 @@ export class CorpusVectors {
       random = (random * 1103515245 + 12345) & 0x7fffffff;
       return random / 0x7fffffff - 0.5;
     };
-    let omega: Float64Array = new Float64Array(terms * width).map(next);
+    let omega: Float32Array = new Float32Array(terms * width).map(next);
     await yieldToLoop();
-    let y = multiplyRows(sample, omega, width);
+    let y = multiplySparse(sample.byRow, omega, width);
     // Power passes sharpen the subspace; Y is orthonormalised once, after them: with two passes the weakest
     // kept direction shrinks by (σk/σ1)^5 at most, far inside float64's precision, and Gram-Schmidt over tens of
     // thousands of rows is the most expensive step.
     for (let i = 0; i < Math.min(3, options.powerIterations ?? 2); i++) {
-      omega = multiplyColumns(sample, y, width);
+      omega = multiplySparse(sample.byTerm, y, width);
       await yieldToLoop();
-      y = multiplyRows(sample, omega, width);
+      y = multiplySparse(sample.byRow, omega, width);
     }
-    orthonormalise(y, sampled, width);
+    const q = Float64Array.from(y);
+    orthonormalise(q, sampled, width);
     await yieldToLoop();
     // B = Qᵀ X (width × terms), kept as its transpose (terms × width).
-    const bt = multiplyColumns(sample, y, width);
+    const bt = multiplySparse(sample.byTerm, Float32Array.from(q), width);
     // Eigenvectors of B Bᵀ (width × width) give B's left singular vectors; V = Bᵀ U Σ⁻¹.
     const gram = new Float64Array(width * width);
     for (let t = 0; t < terms; t++)
@@ -242,13 +245,9 @@ export class CorpusVectors {
     // A document's vector is its row of X V (the same weights encode() gives a new text), unit length; every
     // document is projected, sampled or not.
     // Accumulated in float32 (the rows are normalised right after; float64 would double the largest array here).
-    const out = new Float32Array(matrix.documents * k);
-    for (let t = 0; t < terms; t++)
-      for (let p = colStart[t] as number; p < (colStart[t + 1] as number); p++) {
-        const at = (rows[p] as number) * k;
-        const v = value[p] as number;
-        for (let j = 0; j < k; j++) out[at + j] = (out[at + j] as number) + v * (basis[t * k + j] as number);
-      }
+    const everyRow = new Int32Array(matrix.documents).map((_, d) => d);
+    const all = byRow({ colStart, rows, value, rowOf: everyRow, rowCount: matrix.documents });
+    const out = multiplySparse(all, Float32Array.from(basis), k);
     for (let d = 0; d < matrix.documents; d++) {
       let norm = 0;
       for (let j = 0; j < k; j++) norm += (out[d * k + j] as number) ** 2;
@@ -295,38 +294,53 @@ function unit(vector: Float64Array): Float32Array {
   return Float32Array.from(vector, (x) => x / norm);
 }
 
-/** X (rows × terms, sparse) times M (terms × width): rows × width. */
-function multiplyRows(x: Sparse, m: Float64Array, width: number): Float64Array {
-  const out = new Float64Array(x.rowCount * width);
+/**
+ * The sample's matrix both ways for the SVD's passes, in float32: by row (X, to multiply from the left: X M) and by
+ * term (Xᵀ: Xᵀ M), each in compressed rows so the kernel sums every output row in place.
+ */
+function sampleMatrices(x: Sparse): { byRow: SparseRows; byTerm: SparseRows } {
   const terms = x.colStart.length - 1;
+  const starts = new Int32Array(terms + 1);
   for (let t = 0; t < terms; t++) {
-    const base = t * width;
+    let n = 0;
+    for (let p = x.colStart[t] as number; p < (x.colStart[t + 1] as number); p++)
+      if ((x.rowOf[x.rows[p] as number] as number) >= 0) n++;
+    starts[t + 1] = (starts[t] as number) + n;
+  }
+  const cols = new Int32Array(starts[terms] as number);
+  const values = new Float32Array(cols.length);
+  for (let t = 0, at = 0; t < terms; t++)
     for (let p = x.colStart[t] as number; p < (x.colStart[t + 1] as number); p++) {
       const row = x.rowOf[x.rows[p] as number] as number;
       if (row < 0) continue;
-      const v = x.value[p] as number;
-      const at = row * width;
-      for (let j = 0; j < width; j++) out[at + j] = (out[at + j] as number) + v * (m[base + j] as number);
+      cols[at] = row;
+      values[at++] = x.value[p] as number;
     }
-  }
-  return out;
+  return { byRow: byRow(x), byTerm: { starts, cols, values } };
 }
 
-/** Xᵀ (terms × rows) times M (rows × width): terms × width. */
-function multiplyColumns(x: Sparse, m: Float64Array, width: number): Float64Array {
+/** X's rows (the documents `rowOf` maps to a row) in compressed rows: each row's terms in ascending order. */
+function byRow(x: Sparse): SparseRows {
   const terms = x.colStart.length - 1;
-  const out = new Float64Array(terms * width);
-  for (let t = 0; t < terms; t++) {
-    const base = t * width;
+  const starts = new Int32Array(x.rowCount + 1);
+  for (let p = 0; p < x.rows.length; p++) {
+    const row = x.rowOf[x.rows[p] as number] as number;
+    if (row >= 0) starts[row + 1] = (starts[row + 1] as number) + 1;
+  }
+  for (let r = 0; r < x.rowCount; r++) starts[r + 1] = (starts[r + 1] as number) + (starts[r] as number);
+  const fill = starts.slice(0, x.rowCount);
+  const cols = new Int32Array(starts[x.rowCount] as number);
+  const values = new Float32Array(cols.length);
+  for (let t = 0; t < terms; t++)
     for (let p = x.colStart[t] as number; p < (x.colStart[t + 1] as number); p++) {
       const row = x.rowOf[x.rows[p] as number] as number;
       if (row < 0) continue;
-      const v = x.value[p] as number;
-      const at = row * width;
-      for (let j = 0; j < width; j++) out[base + j] = (out[base + j] as number) + v * (m[at + j] as number);
+      const at = fill[row] as number;
+      fill[row] = at + 1;
+      cols[at] = t;
+      values[at] = x.value[p] as number;
     }
-  }
-  return out;
+  return { starts, cols, values };
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { Bm25Parts } from './bm25.js';
 import { DocVectors } from './chunk-vectors.js';
 import { type CorpusModel, CorpusVectors } from './corpus-vectors.js';
+import { multiplySparse } from './kernels/sparse-dense.js';
 
 /** Above this many live chunks the basis is learned from an even sample of this many (as CorpusVectors does). */
 const SAMPLE = 60_000;
@@ -91,27 +92,42 @@ async function project(
   // Each vocabulary term's next posting: lists ascend by document, so the blocks take them in turn.
   const cursor = Int32Array.from(vocabulary, (t) => (t < 0 ? 0 : (parts.offsets[t] as number)));
   const vectors = new DocVectors(k, Math.max(1, documents));
-  const block = new Float32Array(BLOCK * k);
+  const basis = Float32Array.from(model.basis);
   for (let first = 0; first < documents; first += BLOCK) {
     const end = Math.min(documents, first + BLOCK);
-    block.fill(0);
+    // The block's chunks by row (each chunk's vocabulary terms and weights), then one product with the basis.
+    const starts = new Int32Array(end - first + 1);
+    const each = (visit: (doc: number, col: number, p: number) => void) =>
+      vocabulary.forEach((t, col) => {
+        if (t < 0) return;
+        const stop = parts.offsets[t + 1] as number;
+        for (let p = cursor[col] as number; p < stop; p++) {
+          const doc = parts.docs[p] as number;
+          if (doc >= end) break;
+          if (parts.alive[doc]) visit(doc, col, p);
+        }
+      });
+    each((doc) => {
+      starts[doc - first + 1] = (starts[doc - first + 1] as number) + 1;
+    });
+    for (let r = 0; r < end - first; r++) starts[r + 1] = (starts[r + 1] as number) + (starts[r] as number);
+    const fill = starts.slice(0, end - first);
+    const cols = new Int32Array(starts[end - first] as number);
+    const values = new Float32Array(cols.length);
+    each((doc, col, p) => {
+      const at = fill[doc - first] as number;
+      fill[doc - first] = at + 1;
+      cols[at] = col;
+      values[at] = Math.log1p(parts.counts[p] as number) * (model.idf[col] as number);
+    });
     vocabulary.forEach((t, col) => {
       if (t < 0) return;
-      const stop = parts.offsets[t + 1] as number;
-      const idf = model.idf[col] as number;
       let p = cursor[col] as number;
-      for (; p < stop; p++) {
-        const doc = parts.docs[p] as number;
-        if (doc >= end) break;
-        if (!parts.alive[doc]) continue;
-        const weight = Math.log1p(parts.counts[p] as number) * idf;
-        const at = (doc - first) * k;
-        const base = col * k;
-        for (let j = 0; j < k; j++)
-          block[at + j] = (block[at + j] as number) + weight * (model.basis[base + j] as number);
-      }
+      const stop = parts.offsets[t + 1] as number;
+      while (p < stop && (parts.docs[p] as number) < end) p++;
       cursor[col] = p;
     });
+    const block = multiplySparse({ starts, cols, values }, basis, k);
     for (let doc = first; doc < end; doc++) {
       const row = block.subarray((doc - first) * k, (doc - first + 1) * k);
       let norm = 0;

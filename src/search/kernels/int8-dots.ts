@@ -7,13 +7,14 @@ export const KERNEL =
   'AGFzbQEAAAABCQFgBX9/f39/AAIPAQNlbnYGbWVtb3J5AgABAwIBAAcIAQRkb3RzAAAKtgEBswECAn8CeyAEIAJBAnRqIQUCQANAIAQgBU8NAf0MAAAAAAAAAAAAAAAAAAAAACEHQQAhBgNAIAEgBmr9AAQAIQggByAI/YcBIAAgBkEBdGr9AAQA/boB/a4BIQcgByAI/YgBIAAgBkEBdGr9AAQQ/boB/a4BIQcgBkEQaiEGIAYgA0kNAAsgBCAH/RsAIAf9GwFqIAf9GwIgB/0bA2pqNgIAIAEgA2ohASAEQQRqIQQMAAsLCw==';
 
 /** The few WebAssembly APIs used here (the project's TypeScript libs leave WebAssembly's JS API out). */
-interface Wasm {
+export interface Wasm {
   Module: new (bytes: Uint8Array) => object;
   Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
-type Memory = { buffer: ArrayBuffer };
-const wasm = (globalThis as unknown as { WebAssembly?: Wasm }).WebAssembly;
+export type Memory = { buffer: ArrayBuffer };
+/** WebAssembly's JS API, where there is one. */
+export const wasm = (globalThis as unknown as { WebAssembly?: Wasm }).WebAssembly;
 
 /** The kernel's entry: `dots(q, data, rows, k, out)`, byte offsets into its memory. */
 type Dots = (q: number, data: number, rows: number, k: number, out: number) => void;
