@@ -50,7 +50,6 @@ const JS_FUNCTIONS = [
   /^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)/,
   /^\s*(?:export\s+)?(?:declare\s+)?(?:type|const|let|var)\s+([A-Za-z_$][\w$]*)/,
   /^\s*(?:(?:public|private|protected|static|readonly|async|get|set|override|abstract|declare|accessor)\s+)*\*?\s*(#?[A-Za-z_$][\w$]*)\s*[?!]?\s*(?:<[^>]*>)?\s*\(/,
-  /^\s*(?:(?:public|private|protected|static|readonly|override|declare|abstract)\s+)*(#?[A-Za-z_$][\w$]*)\s*[?!]?\s*[:=]/,
   /^\s*(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=/,
   /^\s*[\w$.]*?\.?([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?function\b/,
 ];

@@ -83,7 +83,7 @@ describe('outline: definitions without a parse', () => {
       '}',
     ].join('\n');
     expect(await cut('code.ts', source)).toEqual([
-      [1, 7, ['CodeOrName', 'str', 'toString', 'IDENTIFIER']],
+      [1, 7, ['CodeOrName', 'toString', 'IDENTIFIER']],
       [9, 13, ['Name', 'constructor']],
     ]);
   });
