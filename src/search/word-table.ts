@@ -8,6 +8,12 @@ const ASCII_WORD = new Uint8Array(128);
 for (let c = 0; c < 128; c++)
   ASCII_WORD[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) ? 1 : 0;
 
+/** The characters of `text` from `start` to `end` as a string of their own (not a view into `text`). */
+const copyOf = (text: string, start: number, end: number) =>
+  end - start < 13
+    ? text.slice(start, end)
+    : Buffer.from(text.slice(start, end), 'utf16le').toString('utf16le');
+
 /** Maps each distinct word of the texts it scans to a value made once per word (`make`). */
 export class WordTable<T> {
   private slots = new Int32Array(1 << 12).fill(-1);
@@ -68,7 +74,8 @@ export class WordTable<T> {
         return this.values[at] as T;
     }
     if (this.words.length >= this.limit) this.clear();
-    const word = text.slice(start, end);
+    // A copy, not a slice: V8's slice of a long string keeps the whole string (a file's text) alive.
+    const word = copyOf(text, start, end);
     const value = this.make(word);
     this.words.push(word);
     this.hashes.push(hash);
