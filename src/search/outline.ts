@@ -139,7 +139,7 @@ const SYNTAX: Record<string, Syntax> = {
       /^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|open|final|indirect)\s+)*(?:class|struct|enum|protocol|extension|actor)\s+([A-Za-z_][\w.]*)/,
     ],
     functions: [
-      /^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|open|final|override|static|class|mutating|nonmutating|convenience|required|dynamic|nonisolated)\s+)*(?:func\s+([A-Za-z_]\w*|[^\s(<]+)|(init)[?!]?\s*[(<]|typealias\s+([A-Za-z_]\w*))/,
+      /^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|open|final|override|static|class|mutating|nonmutating|convenience|required|dynamic|nonisolated|optional|package|consuming|borrowing)\s+)*(?:func\s+([A-Za-z_]\w*|[^\s(<]+)|(init)[?!]?\s*[(<]|typealias\s+([A-Za-z_]\w*))/,
     ],
   },
   python: {
@@ -276,9 +276,10 @@ function signatureName(text: string): string | undefined {
   const match = /(~?[A-Za-z_$][\w$]*(?:::~?[A-Za-z_]\w*)*|operator\s*[^\w\s(]+|operator\s+\w+)$/.exec(before);
   if (!match) return undefined;
   const prefix = before.slice(0, match.index);
-  // A type then the name (`System.arraycopy(` is a call, `foo(` alone a constructor or C's K&R name).
-  if (!/^[\s\w$.<>,[\]*&:?~]*$/.test(prefix) || (prefix.trim() !== '' && !/[\s*&>\]]$/.test(prefix)))
-    return undefined;
+  // A type then the name (`System.arraycopy(` is a call, `foo(` alone a constructor or C's K&R name); a type, a
+  // space and a qualified name is C#'s explicit interface implementation (`T IUniTaskSource<T>.GetResult(`).
+  const typed = /[\s*&>\]]$/.test(prefix) || (prefix.endsWith('.') && /\S\s+\S/.test(prefix.trim()));
+  if (!/^[\s\w$.<>,[\]*&:?~]*$/.test(prefix) || (prefix.trim() !== '' && !typed)) return undefined;
   for (const word of prefix.match(/[A-Za-z_]\w*/g) ?? []) if (STATEMENT.has(word)) return undefined;
   const name = lastPart(match[1]);
   return name && !NOT_A_NAME.has(name) ? name : undefined;
