@@ -70,7 +70,7 @@ export interface BuildOptions {
   memoryLimitMb?: number;
   /**
    * Worker threads that read, parse and chunk files (0: all on the calling thread); default one per core, at most
-   * 2, for a tree of 400 files or more.
+   * 2, for a tree of 2,000 files or more.
    */
   workers?: number;
   /**
