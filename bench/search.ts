@@ -1,5 +1,5 @@
 // Code search benchmark on a corpus of ~1.2k source files from pinned npm packages (zod, ajv, undici, as
-// bench/corpora's lockfile pins them), copied to a temp dir: cold index time and files/s (BM25 + tree-sitter;
+// bench/corpora's lockfile pins them), copied to a temp dir: cold index time and files/s (BM25 over outlined chunks;
 // no saved index), the time the corpus vectors add, RSS, warm query p50/p99 per mode, and ripgrep on the same
 // queries in the same run as the baseline.
 // Goals (issue 5, 2 cores): cold index of 1k files <= 1 s BM25-only, warm query p50 <= 2 ms bm25, <= 5 ms hybrid.
@@ -85,10 +85,10 @@ console.log(
   `code search benchmark: ${index.files} files, ${index.chunkCount} chunks (zod, ajv, undici pinned in bench/corpora)`,
 );
 console.log(
-  `  cold index, bm25 only (first in the process, tree-sitter grammars loading): ${firstMs.toFixed(0)} ms, ${((first.files / firstMs) * 1000).toFixed(0)} files/s`,
+  `  cold index, bm25 only (first in the process): ${firstMs.toFixed(0)} ms, ${((first.files / firstMs) * 1000).toFixed(0)} files/s`,
 );
 console.log(
-  `  index again, bm25 only (grammars loaded): ${warmBuildMs.toFixed(0)} ms, ${((index.files / warmBuildMs) * 1000).toFixed(0)} files/s (goal: 1k files <= 1 s)`,
+  `  index again, bm25 only: ${warmBuildMs.toFixed(0)} ms, ${((index.files / warmBuildMs) * 1000).toFixed(0)} files/s (goal: 1k files <= 1 s)`,
 );
 console.log(
   `  index with vectors learned from the code (the default): ${vectorBuildMs.toFixed(0)} ms (+${(vectorBuildMs - warmBuildMs).toFixed(0)} ms for the vectors)`,
