@@ -222,7 +222,8 @@ async function main(): Promise<void> {
     type Ranked = { query: string; file: string; bm25?: number; hybrid?: number };
     const ranked = english.english as Ranked[];
     const gain = (rank?: number) => (rank ? 1 / Math.log2(rank + 1) : 0);
-    const mean = (mode: 'bm25' | 'hybrid') => ranked.reduce((sum, q) => sum + gain(q[mode]), 0) / ranked.length;
+    const mean = (mode: 'bm25' | 'hybrid') =>
+      ranked.reduce((sum, q) => sum + gain(q[mode]), 0) / ranked.length;
     const onlyHybrid = ranked.filter((q) => q.hybrid && !q.bm25);
     console.log(
       `  plain English over the tree with its Javadoc blanked (${ranked.length} queries from doc comments): NDCG@10 bm25 ${mean('bm25').toFixed(3)}, hybrid ${mean('hybrid').toFixed(3)}; in hybrid's top 10 only: ${onlyHybrid.length}, in bm25's only: ${ranked.filter((q) => q.bm25 && !q.hybrid).length}`,

@@ -2,40 +2,17 @@
 // at a time (i16x8 dot products into i32x4). V8 runs the same loop in JavaScript at about a third of the speed (JDK
 // tree, 238k rows of 64: ~20 ms → ~7 ms). The bytes are int8-dots.wat, assembled by scripts/build-kernels.mjs (wabt);
 // small enough to ship inline (a test checks the two agree), so nothing is read or downloaded at run time.
+import { kernelModule, type Memory, PAGE, type Wasm, wasm } from './wasm.js';
+
 /** The kernel's module, base64. */
 export const KERNEL =
   'AGFzbQEAAAABCQFgBX9/f39/AAIPAQNlbnYGbWVtb3J5AgABAwIBAAcIAQRkb3RzAAAKtgEBswECAn8CeyAEIAJBAnRqIQUCQANAIAQgBU8NAf0MAAAAAAAAAAAAAAAAAAAAACEHQQAhBgNAIAEgBmr9AAQAIQggByAI/YcBIAAgBkEBdGr9AAQA/boB/a4BIQcgByAI/YgBIAAgBkEBdGr9AAQQ/boB/a4BIQcgBkEQaiEGIAYgA0kNAAsgBCAH/RsAIAf9GwFqIAf9GwIgB/0bA2pqNgIAIAEgA2ohASAEQQRqIQQMAAsLCw==';
 
-/** The few WebAssembly APIs used here (the project's TypeScript libs leave WebAssembly's JS API out). */
-export interface Wasm {
-  Module: new (bytes: Uint8Array) => object;
-  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-}
-export type Memory = { buffer: ArrayBuffer };
-/** WebAssembly's JS API, where there is one. */
-export const wasm = (globalThis as unknown as { WebAssembly?: Wasm }).WebAssembly;
-
 /** The kernel's entry: `dots(q, data, rows, k, out)`, byte offsets into its memory. */
 type Dots = (q: number, data: number, rows: number, k: number, out: number) => void;
 
-let compiled: object | null | undefined;
-
-/** The compiled kernel, or null where WebAssembly SIMD is not available (the JavaScript loop serves then). */
-function kernel(): object | null {
-  if (compiled !== undefined) return compiled;
-  try {
-    if (!wasm) throw new Error('no WebAssembly');
-    compiled = new wasm.Module(Buffer.from(KERNEL, 'base64'));
-  } catch {
-    compiled = null;
-  }
-  return compiled;
-}
-
 /** Bytes before the rows: the int16 query (up to 512 dimensions). */
 const QUERY_BYTES = 1024;
-const PAGE = 65536;
 
 /**
  * A growable int8 matrix in WebAssembly memory with its dot-product scan: the query, the rows and the scan's output
@@ -52,7 +29,7 @@ export class Int8Dots {
 
   /** A matrix with room for `capacity` rows, or undefined where the kernel cannot serve. */
   static create(dimensions: number, capacity: number): Int8Dots | undefined {
-    const module = kernel();
+    const module = kernelModule(KERNEL);
     if (!module || dimensions === 0 || dimensions % 16 !== 0 || dimensions > 256) return undefined;
     const bytes = QUERY_BYTES + capacity * dimensions + capacity * 4;
     const memory = new (wasm as Wasm).Memory({ initial: Math.ceil(bytes / PAGE) });

@@ -2,7 +2,7 @@
 // WebAssembly SIMD kernel: float32, 4 lanes, the sparse matrix in compressed rows so each output row is summed in
 // place. JavaScript's loop over the same rows runs at a fraction of the speed (a 60k-chunk sample: ~0.6 s a pass on a
 // loaded machine). The bytes are sparse-dense.wat, assembled by scripts/build-kernels.mjs (wabt) and shipped inline.
-import { type Memory, type Wasm, wasm } from './int8-dots.js';
+import { kernelModule, type Memory, PAGE, type Wasm, wasm } from './wasm.js';
 
 /** The kernel's module, base64. */
 export const SPARSE_DENSE_KERNEL =
@@ -25,25 +25,10 @@ type Multiply = (
   out: number,
 ) => void;
 
-let compiled: object | null | undefined;
-
-function kernel(): object | null {
-  if (compiled !== undefined) return compiled;
-  try {
-    if (!wasm) throw new Error('no WebAssembly');
-    compiled = new wasm.Module(Buffer.from(SPARSE_DENSE_KERNEL, 'base64'));
-  } catch {
-    compiled = null;
-  }
-  return compiled;
-}
-
-const PAGE = 65536;
-
 /** S (rows × cols, sparse) times M (cols × width, row-major): rows × width, in float32. */
 export function multiplySparse(s: SparseRows, m: Float32Array, width: number): Float32Array<ArrayBuffer> {
   const rows = s.starts.length - 1;
-  const module = kernel();
+  const module = kernelModule(SPARSE_DENSE_KERNEL);
   if (!module || width % 4 !== 0 || width === 0) return multiplyInJs(s, m, width);
   const entries = s.cols.length;
   // Laid out one after another, each 16-byte aligned: starts, cols, values, M, out.
