@@ -6,6 +6,7 @@
 // with apt-get when this runs as root), else a Temurin JDK's lib/src.zip; skipped with one line when there is none.
 // MCPKIT_BENCH_SEARCH_SRC=<checkout>/src runs the phases with another checkout's search code (an A/B in one run).
 // MCPKIT_BENCH_KERNEL_SRC=<dir> adds `mcpkit index` of that tree (the Linux kernel's sources: time, peak RSS).
+// MODEL=DIR (or `builtin`) gives the plain-English phase a static model's vectors instead of the corpus's.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,7 +79,10 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
     const { blankedCopy } = await import('./nl-queries.js');
     const { dir, queries } = blankedCopy(tree, ENGLISH_QUERIES);
     try {
-      const index = await CodeIndex.build(dir, { saved: false });
+      // MODEL=DIR (or `builtin`): a static model's vectors instead of the corpus's own.
+      const { StaticModel } = await import(join(src, 'search/static-model.ts'));
+      const model = process.env.MODEL ? await StaticModel.load(process.env.MODEL) : undefined;
+      const index = await CodeIndex.build(dir, { saved: false, ...(model ? { model } : {}) });
       out.englishMs = performance.now() - t0;
       const rankOf = (query: string, file: string, mode: string) => {
         const files: string[] = [];
@@ -144,6 +148,20 @@ function locateJdk(): { path: string } | { missing: string } {
   return { missing: 'no JDK sources (set MCPKIT_BENCH_JDK_SRC, or apt-get install openjdk-17-source)' };
 }
 
+/** The plain-English phase's lines. */
+function printEnglish(english: Record<string, unknown>): void {
+  type Ranked = { query: string; file: string; bm25?: number; hybrid?: number };
+  const ranked = english.english as Ranked[];
+  const gain = (rank?: number) => (rank ? 1 / Math.log2(rank + 1) : 0);
+  const mean = (mode: 'bm25' | 'hybrid') => ranked.reduce((sum, q) => sum + gain(q[mode]), 0) / ranked.length;
+  const onlyHybrid = ranked.filter((q) => q.hybrid && !q.bm25);
+  console.log(
+    `  plain English over the tree with its Javadoc blanked (${ranked.length} queries from doc comments): NDCG@10 bm25 ${mean('bm25').toFixed(3)}, hybrid ${mean('hybrid').toFixed(3)}; in hybrid's top 10 only: ${onlyHybrid.length}, in bm25's only: ${ranked.filter((q) => q.bm25 && !q.hybrid).length}`,
+  );
+  for (const q of onlyHybrid.slice(0, 5))
+    console.log(`    hybrid #${q.hybrid}, bm25 not in 10: "${q.query}" → ${q.file}`);
+}
+
 function run(name: Phase, tree: string, src: string): Record<string, unknown> {
   const child = spawnSync(
     process.execPath,
@@ -172,6 +190,11 @@ async function main(): Promise<void> {
       return;
     }
     const src = resolve(process.env.MCPKIT_BENCH_SEARCH_SRC ?? join(here, '../src'));
+    // --english: the plain-English phase alone (a model's or a ranking change's effect on it, in minutes).
+    if (process.argv.includes('--english')) {
+      printEnglish(run('english', tree, src));
+      return;
+    }
     const sourceBytes = Number(spawnSync('du', ['-sb', tree], { encoding: 'utf8' }).stdout.split('\t')[0]);
     const during = run('during', tree, src);
     const cold = run('cold', tree, src);
@@ -219,17 +242,7 @@ async function main(): Promise<void> {
       console.log(
         `  warm query (${mode}): p50 ${median(times[mode] ?? []).toFixed(1)} ms, p99 ${percentile(times[mode] ?? [], 0.99).toFixed(1)} ms`,
       );
-    type Ranked = { query: string; file: string; bm25?: number; hybrid?: number };
-    const ranked = english.english as Ranked[];
-    const gain = (rank?: number) => (rank ? 1 / Math.log2(rank + 1) : 0);
-    const mean = (mode: 'bm25' | 'hybrid') =>
-      ranked.reduce((sum, q) => sum + gain(q[mode]), 0) / ranked.length;
-    const onlyHybrid = ranked.filter((q) => q.hybrid && !q.bm25);
-    console.log(
-      `  plain English over the tree with its Javadoc blanked (${ranked.length} queries from doc comments): NDCG@10 bm25 ${mean('bm25').toFixed(3)}, hybrid ${mean('hybrid').toFixed(3)}; in hybrid's top 10 only: ${onlyHybrid.length}, in bm25's only: ${ranked.filter((q) => q.bm25 && !q.hybrid).length}`,
-    );
-    for (const q of onlyHybrid.slice(0, 5))
-      console.log(`    hybrid #${q.hybrid}, bm25 not in 10: "${q.query}" → ${q.file}`);
+    printEnglish(english);
     if (hasRg)
       console.log(
         `  ripgrep, same queries (spawn + search of the tree): p50 ${median(rgTimes).toFixed(0)} ms, p99 ${percentile(rgTimes, 0.99).toFixed(0)} ms`,
