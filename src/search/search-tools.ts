@@ -256,8 +256,12 @@ async function waitForIndex(
       // A saved index answers whole while the tree is checked against it; a new one answers for the files so far.
       if (live.loadedFrom) return { index: live, partial: 'saved index; checking files for changes' };
       const { done, total } = live.progress;
-      const files = `${done.toLocaleString('en-US')} of ${total ? total.toLocaleString('en-US') : '?'} files`;
-      return { index: live, partial: `partial: ${files}` };
+      // Before the walk is done there is no total: say what is under way rather than "0 of ? files".
+      if (!total) return { index: live, partial: 'partial: listing the files, none indexed yet' };
+      return {
+        index: live,
+        partial: `partial: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} files`,
+      };
     }
     await Promise.race([index.vectorsReady(), waited]);
     return { index };
