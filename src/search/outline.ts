@@ -177,9 +177,6 @@ const STATEMENT = new Set(
   'return throw new delete else case goto await yield typeof sizeof do co_return co_await'.split(' '),
 );
 
-/** Whether files of a language can be outlined without a parse. */
-export const outlines = (language: string): boolean => language in SYNTAX;
-
 /** What one scan of a file tells about each line. */
 interface LineFacts {
   /** Brace depth at the line's start and end. */
