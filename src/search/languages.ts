@@ -200,7 +200,20 @@ const BY_EXTENSION: Record<string, string> = {
   '.mdx': 'markdown',
 };
 
-/** The language of a file, by extension; anything else is text (line windows). */
-export function languageOf(path: string): LanguageSpec {
-  return SPECS[BY_EXTENSION[extname(path).toLowerCase()] ?? 'text'] as LanguageSpec;
+/**
+ * What only C++ says at the start of a line: a namespace, a class with a body or base, a struct with a base, a
+ * template, an access label. C has none of these, so a `.h` that does is a C++ header (spdlog, fmt and Boost ship `.h` files).
+ */
+const CPP_HEADER =
+  /^\s*(?:namespace\s+[\w:]+\s*\{|class\s+(?:\w+\s+)*\w+\s*(?:final\s*)?[:{]|struct\s+(?:\w+\s+)*\w+\s*(?:final\s*)?:[^:]|template\s*<|(?:public|private|protected)\s*:)/m;
+
+/**
+ * The language of a file, by extension; anything else is text (line windows). A `.h` is C unless its text
+ * (when given) is C++: the C grammar cuts C++ into fragments and names a namespace as if it were a function.
+ */
+export function languageOf(path: string, text?: string): LanguageSpec {
+  const language = BY_EXTENSION[extname(path).toLowerCase()] ?? 'text';
+  if (language === 'c' && text !== undefined && path.endsWith('.h') && CPP_HEADER.test(text))
+    return SPECS.cpp as LanguageSpec;
+  return SPECS[language] as LanguageSpec;
 }
