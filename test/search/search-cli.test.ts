@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHUNKER_VERSION } from '../../src/search/index-store.js';
 import { mcpkit, writeSearchRepos, writeTinyModel } from './fixtures.js';
 
 let base: string;
@@ -65,7 +66,10 @@ describe('mcpkit query and mcpkit index', () => {
     const saved = await readFile(file);
     await writeFile(
       file,
-      Buffer.from(saved.toString('latin1').replace('"chunker":5', '"chunker":4'), 'latin1'),
+      Buffer.from(
+        saved.toString('latin1').replace(`"chunker":${CHUNKER_VERSION}`, `"chunker":${CHUNKER_VERSION - 1}`),
+        'latin1',
+      ),
     );
     const other = await query('purgeExpired');
     expect(other.stderr).toBe(
