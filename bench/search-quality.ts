@@ -11,14 +11,14 @@
 //
 //   tsx bench/search-quality.ts [--verbose] [--ablate] [--no-nl] [--only=suite,suite]
 // MODEL=DIR uses a static model's vectors (`--model DIR`); SEARCH_QUALITY_FIXTURES=DIR runs another set in the same format (`"package"` under bench/corpora/node_modules,
-// or `"tree"` under bench/corpora/trees); with --ablate, TRY='[["name", {"path": 1.2}]]' adds columns of other
+// or `"tree"` under bench/corpora/trees); W='{"path": 1}' runs with other weights; with --ablate, TRY='[["name", {"path": 1.2}]]' adds columns of other
 // weights; VERBOSE_MODE=bm25|semantic picks which mode's misses --verbose lists (default hybrid).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
-import type { RankingWeights } from '../src/search/ranking.js';
+import { DEFAULT_RANKING, type RankingWeights } from '../src/search/ranking.js';
 import { StaticModel } from '../src/search/static-model.js';
 import { corporaModules } from './corpora.js';
 import { blankedCopy } from './nl-queries.js';
@@ -204,11 +204,14 @@ const ABLATIONS: Array<[string, Partial<RankingWeights>]> = [
   ['-test', { test: 1 }],
   ['-diversity', { sameFile: 1 }],
   ['-docs', { docs: 1 }],
-  ['-fileEvid', { fileEvidence: 0 }],
+  ['-fileEvid', { fileEvidence: 0, questionEvidence: 0 }],
+  ['-question', { questionEvidence: DEFAULT_RANKING.fileEvidence }],
   ['-fileName', { fileName: 0 }],
   ...(process.env.TRY ? (JSON.parse(process.env.TRY) as Array<[string, Partial<RankingWeights>]>) : []),
 ];
 
+// W='{"fileEvidence": 0}': other weights for every column (the ablations change them further).
+const base = process.env.W ? (JSON.parse(process.env.W) as Partial<RankingWeights>) : undefined;
 // MODEL=DIR: chunk vectors from a static model instead of the corpus's own (`--model DIR`).
 const model = process.env.MODEL ? await StaticModel.load(process.env.MODEL) : undefined;
 const withModel = model ? { model } : {};
@@ -239,7 +242,7 @@ for (const suite of suites) {
       byKind.add(`${q.category} ${split}`, column, score);
     };
     for (const mode of modes) {
-      const files = filesOf(index, q.query, mode);
+      const files = filesOf(index, q.query, mode, base);
       const score = ndcg(files, wantedOf(q));
       note(mode, score);
       if (verbose && mode === (process.env.VERBOSE_MODE ?? 'hybrid') && score < 1)
@@ -259,7 +262,13 @@ for (const suite of suites) {
       );
     if (ablate)
       for (const [name, weights] of ABLATIONS)
-        note(name, ndcg(filesOf(index, q.query, index.hasVectors ? 'hybrid' : 'bm25', weights), wantedOf(q)));
+        note(
+          name,
+          ndcg(
+            filesOf(index, q.query, index.hasVectors ? 'hybrid' : 'bm25', { ...base, ...weights }),
+            wantedOf(q),
+          ),
+        );
     costs.push(readCost(index, root, q));
   }
   if (!process.argv.includes('--no-nl') && suite.tree) {

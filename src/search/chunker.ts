@@ -86,7 +86,7 @@ export interface ChunkOptions {
  * grouped), at headings for Markdown, and in line windows for everything else.
  */
 export async function chunkFile(path: string, text: string, options: ChunkOptions = {}): Promise<Chunk[]> {
-  const spec = languageOf(path);
+  const spec = languageOf(path, text);
   const lines = text.split('\n');
   if (spec.grammar && spec.units && options.syntax !== false) {
     const defs = options.outline ? outline(lines, spec.name) : undefined;
@@ -193,13 +193,17 @@ function nameOf(node: SyntaxNode): string[] {
   const name = node.childForFieldName('name');
   if (name) return [name.text];
   // C and C++ functions name themselves in a declarator chain: `int *crc_update(int crc)`, `void Sink::flush()`.
+  // Only a chain through a function declarator names a function: the C grammar reads C++'s `namespace spdlog {…}`
+  // as a function `spdlog` of type `namespace` without parentheses.
   let declarator = node.childForFieldName('declarator');
+  let callable = false;
   for (let depth = 0; declarator && depth < 8; depth++) {
+    if (declarator.type === 'function_declarator') callable = true;
     const inner = declarator.childForFieldName('declarator');
     if (!inner) break;
     declarator = inner;
   }
-  if (declarator && /identifier|_name$/.test(declarator.type) && declarator.text.length < 100)
+  if (callable && declarator && /identifier|_name$/.test(declarator.type) && declarator.text.length < 100)
     return [declarator.text.split('::').pop() as string];
   // `const x = () => …`, `export function f`, decorated definitions: the name is one level down.
   for (const child of node.namedChildren) {

@@ -14,7 +14,7 @@ export const INDEX_FILE = '.mcpkit/search-index.bin';
 /** The largest saved index read. */
 const MAX_INDEX_BYTES = 1536 * 1024 * 1024;
 /** Bumped whenever chunks or their terms would come out differently: an index saved by another version is rebuilt. */
-export const CHUNKER_VERSION = 6;
+export const CHUNKER_VERSION = 7;
 /** The layout of the file itself. */
 const FORMAT = 2;
 const MAGIC = 'MCPKIDX\n';

@@ -200,7 +200,22 @@ const BY_EXTENSION: Record<string, string> = {
   '.mdx': 'markdown',
 };
 
-/** The language of a file, by extension; anything else is text (line windows). */
-export function languageOf(path: string): LanguageSpec {
-  return SPECS[BY_EXTENSION[extname(path).toLowerCase()] ?? 'text'] as LanguageSpec;
+/**
+ * What only C++ says at the start of a line: a namespace, a class with a body or base, a struct with a base, a
+ * template, an access label. C has none of these, so a `.h` that does is a C++ header (spdlog, fmt and Boost ship `.h` files).
+ * Within a line (the brace may open the next): `\s*` at every line start would make blank lines cost n² (80,000
+ * of them took 16 s).
+ */
+const CPP_HEADER =
+  /^[ \t]*(?:namespace[ \t]+[\w:]+[ \t]*\r?\n?[ \t]*\{|class[ \t]+(?:\w+[ \t]+){0,3}\w+[ \t]*(?:final[ \t]*)?\r?\n?[ \t]*[:{]|struct[ \t]+(?:\w+[ \t]+){0,3}\w+[ \t]*(?:final[ \t]*)?\r?\n?[ \t]*:[^:]|template[ \t]*<|(?:public|private|protected)[ \t]*:)/m;
+
+/**
+ * The language of a file, by extension; anything else is text (line windows). A `.h` is C unless its text
+ * (when given) is C++: the C grammar cuts C++ into fragments and names a namespace as if it were a function.
+ */
+export function languageOf(path: string, text?: string): LanguageSpec {
+  const language = BY_EXTENSION[extname(path).toLowerCase()] ?? 'text';
+  if (language === 'c' && text !== undefined && path.endsWith('.h') && CPP_HEADER.test(text))
+    return SPECS.cpp as LanguageSpec;
+  return SPECS[language] as LanguageSpec;
 }

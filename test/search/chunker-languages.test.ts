@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkFile } from '../../src/search/chunker.js';
+import { languageOf } from '../../src/search/languages.js';
 
 /** One small file per language the chunker knows, and a name each must come out defining. */
 const SAMPLES: Array<[path: string, source: string, name: string]> = [
@@ -65,5 +66,34 @@ describe('chunkFile: named definitions in every language', () => {
     const evict = chunks.find((c) => c.symbols.includes('evict'));
     expect(evict?.content.startsWith('/**')).toBe(true);
     expect(evict?.language).toBe('kotlin');
+  });
+
+  it('cuts a C++ header named .h with the C++ grammar: its methods are named, its namespace is no function', async () => {
+    const source = [
+      '#pragma once',
+      'namespace spdlog {',
+      'class SPDLOG_API logger {',
+      'public:',
+      '    void set_level(level::level_enum log_level) { level_.store(log_level); }',
+      '    bool should_flush(const details::log_msg &msg) const',
+      '    {',
+      '        return msg.level >= flush_level_;',
+      '    }',
+      '};',
+      '} // namespace spdlog',
+    ].join('\n');
+    const chunks = await chunkFile('logger.h', source);
+    const symbols = chunks.flatMap((c) => c.symbols);
+    expect(symbols).toContain('should_flush');
+    expect(chunks.every((c) => c.language === 'cpp')).toBe(true);
+    // A plain C header stays C.
+    expect(languageOf('list.h', 'struct list_head {\n\tstruct list_head *next;\n};\n').name).toBe('c');
+    expect(languageOf('list.h').name).toBe('c');
+  });
+
+  it('names no function after a C-grammar misparse of `namespace x { … }`', async () => {
+    // The C grammar reads this as a function definition of type `namespace` named `details`.
+    const chunks = await chunkFile('a.c', 'namespace details {\nint x = 1;\n}\n');
+    expect(chunks.flatMap((c) => c.symbols)).not.toContain('details');
   });
 });

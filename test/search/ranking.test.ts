@@ -30,6 +30,14 @@ describe('rankChunks', () => {
     expect(rank(chunks, raw, 'connection reuse')[0]).toBe('lib/pool.ts:1');
   });
 
+  it('weighs a file matching in many chunks more for a question than for a statement', () => {
+    const chunks = [chunk('lib/helpers.ts', 1), ...[1, 11, 21, 31].map((line) => chunk('lib/pool.ts', line))];
+    const raw = [1.0, 0.8, 0.7, 0.7, 0.6];
+    expect(rank(chunks, raw, 'reuse a connection')[0]).toBe('lib/helpers.ts:1');
+    expect(rank(chunks, raw, 'how is a connection reused')[0]).toBe('lib/pool.ts:1');
+    expect(rank(chunks, raw, 'How are connections reused?')[0]).toBe('lib/pool.ts:1');
+  });
+
   it("lifts a file whose name's words are all in the query", () => {
     const chunks = [chunk('sinks/base_sink.h', 1), chunk('sinks/rotating_file_sink.h', 1)];
     const raw = [1.0, 0.9];
