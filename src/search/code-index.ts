@@ -95,6 +95,9 @@ export interface IndexBuild {
 /** What encodes text into the vectors' space: a static model, or vectors learned from this corpus. */
 type VectorSource = { model: StaticModel } | { corpus: CorpusVectors };
 
+/** How much more a static model's cosine counts in `hybrid` than the corpus vectors' (bench/search-quality.ts). */
+const MODEL_SEMANTIC = 2;
+
 /** Documents from another source than files ({@link CodeIndex.addDocuments}) live under keys that are no path. */
 const EXTRA = '\u0000extra:';
 
@@ -483,9 +486,9 @@ export class CodeIndex {
 
   /**
    * The best `limit` chunks for a query. `semantic` ranks by the cosine of the chunks' vectors (the corpus's own,
-   * or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best, the cosine at half
-   * weight (measured on bench/search-quality.ts; reciprocal rank fusion lost to bm25 there). Without vectors both
-   * rank as `bm25`. The ranking stack applies to every mode.
+   * or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best, the corpus cosine at
+   * half weight, a model's at full (measured on bench/search-quality.ts; reciprocal rank fusion lost to bm25 there).
+   * Without vectors both rank as `bm25`. The ranking stack applies to every mode.
    */
   search(
     query: string,
@@ -507,7 +510,9 @@ export class CodeIndex {
       for (let doc = 0; doc < semantic.length; doc++) if (!this.bm25.has(doc)) semantic[doc] = 0;
     if (mode === 'semantic') return this.ranked(semantic, query, limit, undefined, weights);
     const lexical = this.bm25.scores(query);
-    return this.ranked(mix(lexical, semantic, weights.semantic), query, limit, undefined, weights);
+    // A model's cosine counts twice the corpus vectors': the shipped model's semantic mode alone is near bm25's.
+    const weight = 'model' in source ? weights.semantic * MODEL_SEMANTIC : weights.semantic;
+    return this.ranked(mix(lexical, semantic, weight), query, limit, undefined, weights);
   }
 
   /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */
