@@ -16,6 +16,7 @@ import {
 } from './index-store.js';
 import { languageOf } from './languages.js';
 import { learnVectors } from './learn-vectors.js';
+import { expandQuery, isProse } from './query-expansion.js';
 import {
   buildOutputs,
   DEFAULT_RANKING,
@@ -95,7 +96,7 @@ export interface IndexBuild {
 /** What encodes text into the vectors' space: a static model, or vectors learned from this corpus. */
 type VectorSource = { model: StaticModel } | { corpus: CorpusVectors };
 
-/** How much more a static model's cosine counts in `hybrid` than the corpus vectors' (bench/search-quality.ts). */
+/** How much more a static model's cosine counts for a prose query in `hybrid` than the corpus vectors'. */
 const MODEL_SEMANTIC = 2;
 
 /** Documents from another source than files ({@link CodeIndex.addDocuments}) live under keys that are no path. */
@@ -509,9 +510,15 @@ export class CodeIndex {
     if (this.bm25.live < this.bm25.size)
       for (let doc = 0; doc < semantic.length; doc++) if (!this.bm25.has(doc)) semantic[doc] = 0;
     if (mode === 'semantic') return this.ranked(semantic, query, limit, undefined, weights);
-    const lexical = this.bm25.scores(query);
-    // A model's cosine counts twice the corpus vectors': the shipped model's semantic mode alone is near bm25's.
-    const weight = 'model' in source ? weights.semantic * MODEL_SEMANTIC : weights.semantic;
+    // A sentence in plain English, with a model: bm25 also scores the code words the model puts near it, and the
+    // model's cosine counts twice the corpus vectors' (its semantic mode alone is near bm25's). Names stay as they are.
+    const english = 'model' in source && isProse(query);
+    const lexical = english
+      ? this.bm25.scoreTerms(
+          expandQuery(source.model, query, encoded, (term) => this.bm25.idOf(term) !== undefined),
+        )
+      : this.bm25.scores(query);
+    const weight = english ? weights.semantic * MODEL_SEMANTIC : weights.semantic;
     return this.ranked(mix(lexical, semantic, weight), query, limit, undefined, weights);
   }
 
