@@ -188,6 +188,10 @@ export class CodeIndex {
     const saved = options.saved === false ? undefined : await loadSavedIndex(root, options.indexFile);
     if (typeof saved === 'string') warn(`${saved}; indexing from scratch`);
     const withVectors = typeof saved === 'object' && this.adopt(saved, options);
+    // A saved index keeps no model vectors: its chunks are encoded again, file by file (else semantic and hybrid
+    // would quietly rank as bm25 from the second start on).
+    if (typeof saved === 'object' && this.source && 'model' in this.source)
+      for (const docs of this.fileDocs.values()) for (const doc of docs) this.encodeDoc(doc);
     // The walker does not sniff for binaries: the build reads every file anyway and checks them itself.
     let files = await walk(root, undefined, { sniff: false });
     // A package that ships only built code (dist/) is still code to search: index its build output then.
@@ -445,15 +449,22 @@ export class CodeIndex {
     });
   }
 
-  /** A document's vector from its chunk as read now (added while vectors were being learned). */
+  /** A document's vector from its chunk as read now (added while vectors were being learned, or saved). */
   private encodeDoc(doc: number): void {
     const chunk = this.chunkOf(doc);
+    const source = this.source;
+    if (source && 'model' in source) {
+      this.vectors ??= new DocVectors(source.model.dimensions);
+      // As the chunker hands a chunk's text to a model (file-terms.ts).
+      this.vectors.set(doc, source.model.encode(`${chunk.symbols.join(' ')} ${chunk.path} ${chunk.content}`));
+      return;
+    }
     const tokens = [
       ...tokenize(chunk.symbols.join(' ')),
       ...tokenize(chunk.path),
       ...tokenize(chunk.content),
     ];
-    if (this.source && 'corpus' in this.source) this.vectors?.set(doc, this.source.corpus.encode(tokens));
+    if (source && 'corpus' in source) this.vectors?.set(doc, source.corpus.encode(tokens));
   }
 
   private removeFile(path: string): void {

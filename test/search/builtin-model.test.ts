@@ -65,4 +65,13 @@ describe('the shipped static model (models/code-words)', () => {
       expect(index.search(query, 3, 'hybrid')[0]?.chunk.path).toBe(file);
     }
   });
+
+  it('still ranks by the model when a saved index is taken at the next start', async () => {
+    const indexFile = join(dir, 'saved-index.bin');
+    await (await CodeIndex.build(dir, { saved: false, model })).save(indexFile);
+    const again = await CodeIndex.build(dir, { indexFile, model });
+    expect(again.loadedFrom).toBe(indexFile);
+    expect(again.hasVectors).toBe(true);
+    expect(again.search('checksum of a buffer', 3, 'semantic')[0]?.chunk.path).toBe('digest.ts');
+  });
 });
