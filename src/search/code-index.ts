@@ -126,6 +126,8 @@ export class CodeIndex {
   private vectors: DocVectors | undefined;
   private source: VectorSource | undefined;
   private learning: Promise<void> = Promise.resolve();
+  /** Whether a model is still encoding the chunks (searches rank as bm25 meanwhile). */
+  private encoding = false;
   private updates: Promise<unknown> = Promise.resolve();
   private readonly lines = new Map<string, string[]>();
   private readonly docOf = new WeakMap<Chunk, number>();
@@ -188,10 +190,6 @@ export class CodeIndex {
     const saved = options.saved === false ? undefined : await loadSavedIndex(root, options.indexFile);
     if (typeof saved === 'string') warn(`${saved}; indexing from scratch`);
     const withVectors = typeof saved === 'object' && this.adopt(saved, options);
-    // A saved index keeps no model vectors: its chunks are encoded again, file by file (else semantic and hybrid
-    // would quietly rank as bm25 from the second start on).
-    if (typeof saved === 'object' && this.source && 'model' in this.source)
-      for (const docs of this.fileDocs.values()) for (const doc of docs) this.encodeDoc(doc);
     // The walker does not sniff for binaries: the build reads every file anyway and checks them itself.
     let files = await walk(root, undefined, { sniff: false });
     // A package that ships only built code (dist/) is still code to search: index its build output then.
@@ -243,13 +241,16 @@ export class CodeIndex {
     this.legacy = legacyFiles(this.stamps.keys());
     this.complete = true;
     this.markUsable();
-    if (
-      withVectors ||
-      (this.source && 'model' in this.source) ||
-      options.vectors === 'none' ||
-      this.overBudget
-    )
+    const model = this.source !== undefined && 'model' in this.source;
+    // A model encodes the chunks after bm25 is ready when asked to (as corpus vectors are learned), and always those
+    // of a saved index, which keeps no model vectors (else semantic and hybrid would quietly rank as bm25).
+    if (model && (typeof saved === 'object' || options.vectors === 'background')) {
+      this.encoding = true;
+      this.learning = this.encodeAll();
+      if (options.vectors !== 'background') await this.learning;
       return;
+    }
+    if (withVectors || model || options.vectors === 'none' || this.overBudget) return;
     this.learning = this.learn(warn);
     if (options.vectors !== 'background') await this.learning;
   }
@@ -311,7 +312,7 @@ export class CodeIndex {
   private chunking(options: BuildOptions, stop?: () => boolean) {
     return {
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
-      withTexts: this.source !== undefined && 'model' in this.source,
+      withTexts: this.source !== undefined && 'model' in this.source && options.vectors !== 'background',
       ...(stop ? { stop } : {}),
     };
   }
@@ -328,6 +329,17 @@ export class CodeIndex {
     } catch (error) {
       warn(`cannot learn vectors from ${this.root}: ${(error as Error).message}; bm25 only`);
     }
+  }
+
+  /** Encodes every chunk with the model, file by file, letting other work run every 256 chunks. */
+  private async encodeAll(): Promise<void> {
+    let done = 0;
+    for (const docs of [...this.fileDocs.values()].map((list) => [...list]))
+      for (const doc of docs) {
+        if (this.bm25.has(doc)) this.encodeDoc(doc);
+        if (++done % 256 === 0) await new Promise((resume) => setImmediate(resume));
+      }
+    this.encoding = false;
   }
 
   /** Saves the index for the next start (default `<root>/.mcpkit/search-index.bin`); returns the file. */
@@ -436,8 +448,11 @@ export class CodeIndex {
       this.places[doc] = place;
       const source = this.source;
       if (source && 'model' in source) {
-        this.vectors ??= new DocVectors(source.model.dimensions);
-        this.vectors.set(doc, source.model.encode(texts?.[c] ?? ''));
+        // Without its text (a build that encodes after bm25 is ready) the chunk is encoded then.
+        if (texts) {
+          this.vectors ??= new DocVectors(source.model.dimensions);
+          this.vectors.set(doc, source.model.encode(texts[c] ?? ''));
+        }
       } else if (source && this.vectors) {
         // The corpus vectors count a chunk's terms in all its fields, as they learned them.
         const tokens: string[] = [];
@@ -488,7 +503,7 @@ export class CodeIndex {
 
   /** Whether semantic and hybrid modes have vectors to use (now: see {@link vectorsReady}). */
   get hasVectors(): boolean {
-    return this.vectors !== undefined;
+    return this.vectors !== undefined && !this.encoding;
   }
 
   /** Settles when vectors learned in the background are there (or failed: then bm25 only). */
@@ -510,7 +525,7 @@ export class CodeIndex {
   ): SearchHit[] {
     const weights = { ...DEFAULT_RANKING, ...ranking };
     const { vectors, source } = this;
-    if (mode === 'bm25' || !vectors || !source)
+    if (mode === 'bm25' || !vectors || !source || this.encoding)
       return this.ranked(this.bm25.scores(query), query, limit, undefined, weights);
     const encoded = 'model' in source ? source.model.encode(query) : source.corpus.encode(tokenize(query));
     // No word of the query has a vector (`Command` in a CLI's code: a word in most chunks is left out of the
