@@ -331,13 +331,13 @@ export class CodeIndex {
     }
   }
 
-  /** Encodes every chunk with the model, file by file, letting other work run every 256 chunks. */
+  /** Encodes every chunk with the model, file by file, after the build returns, letting other work run every 64. */
   private async encodeAll(): Promise<void> {
     let done = 0;
     for (const docs of [...this.fileDocs.values()].map((list) => [...list]))
       for (const doc of docs) {
+        if (done++ % 64 === 0) await new Promise((resume) => setImmediate(resume));
         if (this.bm25.has(doc)) this.encodeDoc(doc);
-        if (++done % 256 === 0) await new Promise((resume) => setImmediate(resume));
       }
     this.encoding = false;
   }
