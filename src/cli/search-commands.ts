@@ -48,11 +48,8 @@ const DB_HELP =
 /** `--model builtin` is the shipped model; anything else a directory. */
 const modelDir = (cwd: string, model: string) => (model === BUILTIN_MODEL ? model : resolve(cwd, model));
 
-/** `--model corpus`: vectors learned from the repository itself rather than a model's. */
-const CORPUS = 'corpus';
-
 function modeFlag(flags: { mode?: string; model?: string; vectors: boolean }): SearchMode {
-  const hasVectors = flags.vectors || (flags.model !== undefined && flags.model !== CORPUS);
+  const hasVectors = flags.vectors || flags.model !== undefined;
   const chosen = flags.mode ?? (hasVectors ? 'hybrid' : 'bm25');
   if (!(SEARCH_MODES as readonly string[]).includes(chosen))
     usage(`--mode must be bm25, semantic or hybrid, got "${chosen}"`);
@@ -72,7 +69,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
     .option('--allow-path <dir>', 'another directory a call may search (repeatable)', collect, [])
     .option(
       '--model <dir>',
-      'a model2vec-format static model (tokenizer.json + model.safetensors) for semantic and hybrid search; default `builtin`, the one shipped; `corpus`: vectors learned from the code',
+      'a model2vec-format static model (tokenizer.json + model.safetensors) for semantic search; `builtin`: the one shipped',
     )
     .option('--mode <mode>', 'the mode of a search that names none: hybrid (default), semantic or bm25')
     .option('--no-vectors', NO_VECTORS)
@@ -98,7 +95,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       checkServeFlags('search-server', flags);
       // MCPKIT_SEARCH_STORE: how a parent — the gateway's --store — hands the store over without a password in `ps`.
       if (flags.store === undefined && io.env.MCPKIT_SEARCH_STORE) flags.store = io.env.MCPKIT_SEARCH_STORE;
-      if (flags.store && (flags.db.length > 0 || (flags.model && flags.model !== CORPUS)))
+      if (flags.store && (flags.db.length > 0 || flags.model))
         usage('search-server: --store answers from the stored index; --db and --model do not apply to it');
       if (flags.store) parseStoreUrl(flags.store);
       // With --store as without: hybrid unless told (a stored repository without vectors ranks as bm25).
@@ -107,10 +104,7 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       // Bound before the repository is indexed: a busy port fails at once.
       const port = await bindFirst(flags);
       try {
-        // The shipped model is the default vector source (docs/search.md: it beats the corpus's own vectors on
-        // plain-English queries); a stored index has corpus vectors, and --no-vectors none.
-        const modelName = flags.model ?? (flags.vectors && !flags.store ? BUILTIN_MODEL : CORPUS);
-        const model = modelName === CORPUS ? undefined : await StaticModel.load(modelDir(io.cwd, modelName));
+        const model = flags.model ? await StaticModel.load(modelDir(io.cwd, flags.model)) : undefined;
         const store = flags.store
           ? await PgStore.connect(
               flags.store,

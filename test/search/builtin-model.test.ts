@@ -1,13 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeIndex } from '../../src/search/code-index.js';
 import { BUILTIN_MODEL, StaticModel } from '../../src/search/static-model.js';
-import { CLI } from '../helpers/cli.js';
-import { textOf } from './fixtures.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0);
 
@@ -68,29 +64,6 @@ describe('the shipped static model (models/code-words)', () => {
       expect(index.search(query, 3, 'bm25').map((h) => h.chunk.path)).not.toContain(file);
       expect(index.search(query, 3, 'hybrid')[0]?.chunk.path).toBe(file);
     }
-  });
-
-  it('is the search server’s vector source unless told otherwise (`--model corpus`)', async () => {
-    const answer = async (...flags: string[]) => {
-      const client = new Client({ name: 'builtin-model-test', version: '1' });
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, 'search-server', dir, '--no-save-index', ...flags],
-          env: { PATH: process.env.PATH ?? '' },
-          stderr: 'pipe',
-        }),
-      );
-      try {
-        return textOf(
-          await client.callTool({ name: 'search', arguments: { query: 'checksum of a buffer' } }),
-        );
-      } finally {
-        await client.close();
-      }
-    };
-    expect(await answer()).toMatch(/\(mode=hybrid\)\n\n1\. digest\.ts:/);
-    expect(await answer('--model', 'corpus')).not.toMatch(/\n1\. digest\.ts:/);
   });
 
   it('still ranks by the model when a saved index is taken at the next start', async () => {
