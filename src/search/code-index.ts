@@ -16,6 +16,7 @@ import {
 } from './index-store.js';
 import { languageOf } from './languages.js';
 import { learnVectors } from './learn-vectors.js';
+import { expandQuery, isProse } from './query-expansion.js';
 import {
   buildOutputs,
   DEFAULT_RANKING,
@@ -101,6 +102,9 @@ export interface IndexBuild {
 /** What encodes text into the vectors' space: a static model, or vectors learned from this corpus. */
 type VectorSource = { model: StaticModel } | { corpus: CorpusVectors };
 
+/** How much more a static model's cosine counts for a prose query in `hybrid` than the corpus vectors'. */
+const MODEL_SEMANTIC = 2;
+
 /** Documents from another source than files ({@link CodeIndex.addDocuments}) live under keys that are no path. */
 const EXTRA = '\u0000extra:';
 
@@ -128,6 +132,8 @@ export class CodeIndex {
   private vectors: DocVectors | undefined;
   private source: VectorSource | undefined;
   private learning: Promise<void> = Promise.resolve();
+  /** Whether a model is still encoding the chunks (searches rank as bm25 meanwhile). */
+  private encoding = false;
   private updates: Promise<unknown> = Promise.resolve();
   private readonly lines = new Map<string, string[]>();
   private readonly docOf = new WeakMap<Chunk, number>();
@@ -244,13 +250,16 @@ export class CodeIndex {
     this.legacy = legacyFiles(this.stamps.keys());
     this.complete = true;
     this.markUsable();
-    if (
-      withVectors ||
-      (this.source && 'model' in this.source) ||
-      options.vectors === 'none' ||
-      this.overBudget
-    )
+    const model = this.source !== undefined && 'model' in this.source;
+    // A model encodes the chunks after bm25 is ready when asked to (as corpus vectors are learned), and always those
+    // of a saved index, which keeps no model vectors (else semantic and hybrid would quietly rank as bm25).
+    if (model && (typeof saved === 'object' || options.vectors === 'background')) {
+      this.encoding = true;
+      this.learning = this.encodeAll();
+      if (options.vectors !== 'background') await this.learning;
       return;
+    }
+    if (withVectors || model || options.vectors === 'none' || this.overBudget) return;
     this.learning = this.learn(warn);
     if (options.vectors !== 'background') await this.learning;
   }
@@ -312,7 +321,7 @@ export class CodeIndex {
   private chunking(options: BuildOptions, stop?: () => boolean) {
     return {
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
-      withTexts: this.source !== undefined && 'model' in this.source,
+      withTexts: this.source !== undefined && 'model' in this.source && options.vectors !== 'background',
       outline: this.outlined,
       ...(stop ? { stop } : {}),
     };
@@ -330,6 +339,17 @@ export class CodeIndex {
     } catch (error) {
       warn(`cannot learn vectors from ${this.root}: ${(error as Error).message}; bm25 only`);
     }
+  }
+
+  /** Encodes every chunk with the model, file by file, after the build returns, letting other work run every 64. */
+  private async encodeAll(): Promise<void> {
+    let done = 0;
+    for (const docs of [...this.fileDocs.values()].map((list) => [...list]))
+      for (const doc of docs) {
+        if (done++ % 64 === 0) await new Promise((resume) => setImmediate(resume));
+        if (this.bm25.has(doc)) this.encodeDoc(doc);
+      }
+    this.encoding = false;
   }
 
   /** Saves the index for the next start (default `<root>/.mcpkit/search-index.bin`); returns the file. */
@@ -438,8 +458,11 @@ export class CodeIndex {
       this.places[doc] = place;
       const source = this.source;
       if (source && 'model' in source) {
-        this.vectors ??= new DocVectors(source.model.dimensions);
-        this.vectors.set(doc, source.model.encode(texts?.[c] ?? ''));
+        // Without its text (a build that encodes after bm25 is ready) the chunk is encoded then.
+        if (texts) {
+          this.vectors ??= new DocVectors(source.model.dimensions);
+          this.vectors.set(doc, source.model.encode(texts[c] ?? ''));
+        }
       } else if (source && this.vectors) {
         // The corpus vectors count a chunk's terms in all its fields, as they learned them.
         const tokens: string[] = [];
@@ -451,15 +474,22 @@ export class CodeIndex {
     });
   }
 
-  /** A document's vector from its chunk as read now (added while vectors were being learned). */
+  /** A document's vector from its chunk as read now (added while vectors were being learned, or saved). */
   private encodeDoc(doc: number): void {
     const chunk = this.chunkOf(doc);
+    const source = this.source;
+    if (source && 'model' in source) {
+      this.vectors ??= new DocVectors(source.model.dimensions);
+      // As the chunker hands a chunk's text to a model (file-terms.ts).
+      this.vectors.set(doc, source.model.encode(`${chunk.symbols.join(' ')} ${chunk.path} ${chunk.content}`));
+      return;
+    }
     const tokens = [
       ...tokenize(chunk.symbols.join(' ')),
       ...tokenize(chunk.path),
       ...tokenize(chunk.content),
     ];
-    if (this.source && 'corpus' in this.source) this.vectors?.set(doc, this.source.corpus.encode(tokens));
+    if (source && 'corpus' in source) this.vectors?.set(doc, source.corpus.encode(tokens));
   }
 
   private removeFile(path: string): void {
@@ -483,7 +513,7 @@ export class CodeIndex {
 
   /** Whether semantic and hybrid modes have vectors to use (now: see {@link vectorsReady}). */
   get hasVectors(): boolean {
-    return this.vectors !== undefined;
+    return this.vectors !== undefined && !this.encoding;
   }
 
   /** Settles when vectors learned in the background are there (or failed: then bm25 only). */
@@ -493,9 +523,9 @@ export class CodeIndex {
 
   /**
    * The best `limit` chunks for a query. `semantic` ranks by the cosine of the chunks' vectors (the corpus's own,
-   * or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best, the cosine at half
-   * weight (measured on bench/search-quality.ts; reciprocal rank fusion lost to bm25 there). Without vectors both
-   * rank as `bm25`. The ranking stack applies to every mode.
+   * or a static model's); `hybrid` adds the bm25 and cosine scores, each divided by its best, the corpus cosine at
+   * half weight, a model's at full (measured on bench/search-quality.ts; reciprocal rank fusion lost to bm25 there).
+   * Without vectors both rank as `bm25`. The ranking stack applies to every mode.
    */
   search(
     query: string,
@@ -505,7 +535,7 @@ export class CodeIndex {
   ): SearchHit[] {
     const weights = { ...DEFAULT_RANKING, ...ranking };
     const { vectors, source } = this;
-    if (mode === 'bm25' || !vectors || !source)
+    if (mode === 'bm25' || !vectors || !source || this.encoding)
       return this.ranked(this.bm25.scores(query), query, limit, undefined, weights);
     const encoded = 'model' in source ? source.model.encode(query) : source.corpus.encode(tokenize(query));
     // No word of the query has a vector (`Command` in a CLI's code: a word in most chunks is left out of the
@@ -516,8 +546,16 @@ export class CodeIndex {
     if (this.bm25.live < this.bm25.size)
       for (let doc = 0; doc < semantic.length; doc++) if (!this.bm25.has(doc)) semantic[doc] = 0;
     if (mode === 'semantic') return this.ranked(semantic, query, limit, undefined, weights);
-    const lexical = this.bm25.scores(query);
-    return this.ranked(mix(lexical, semantic, weights.semantic), query, limit, undefined, weights);
+    // A sentence in plain English, with a model: bm25 also scores the code words the model puts near it, and the
+    // model's cosine counts twice the corpus vectors' (its semantic mode alone is near bm25's). Names stay as they are.
+    const english = 'model' in source && isProse(query);
+    const lexical = english
+      ? this.bm25.scoreTerms(
+          expandQuery(source.model, query, encoded, (term) => this.bm25.idOf(term) !== undefined),
+        )
+      : this.bm25.scores(query);
+    const weight = english ? weights.semantic * MODEL_SEMANTIC : weights.semantic;
+    return this.ranked(mix(lexical, semantic, weight), query, limit, undefined, weights);
   }
 
   /** The chunk that holds a line of a file (a line on a boundary belongs to the chunk it ends last). */

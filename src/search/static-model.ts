@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpkitError } from '../errors/index.js';
+import { DocVectors } from './chunk-vectors.js';
 
 /** The name `--model` takes for the model shipped in the package. */
 export const BUILTIN_MODEL = 'builtin';
@@ -94,6 +95,50 @@ export class StaticModel {
       ids.push(...pieces);
     }
     return ids;
+  }
+
+  /**
+   * Vocabulary entries nearest a unit vector by cosine, best first, among those `accept` takes (a piece that weighs
+   * 0, such as a suffix, never): at most `limit`, each with its cosine. One SIMD pass over int8 copies of the rows.
+   */
+  nearest(vector: Float32Array, limit: number, accept: (token: string) => boolean): Array<[string, number]> {
+    this.rows ??= this.tokenRows();
+    const rows = this.rows;
+    const cosines = rows.vectors.cosines(vector, rows.tokens.length);
+    const best: Array<[string, number]> = [];
+    for (let id = 0; id < cosines.length; id++) {
+      const cosine = cosines[id] as number;
+      if (cosine === 0 || (best.length === limit && cosine <= (best[limit - 1] as [string, number])[1]))
+        continue;
+      const token = rows.tokens[id];
+      if (token === undefined || !accept(token)) continue;
+      best.push([token, cosine]);
+      best.sort((a, b) => b[1] - a[1]);
+      if (best.length > limit) best.pop();
+    }
+    return best;
+  }
+
+  private rows: { tokens: (string | undefined)[]; vectors: DocVectors } | undefined;
+
+  /** Each token's unit row (int8) and its text by id; pieces that weigh nothing are left out. */
+  private tokenRows(): { tokens: (string | undefined)[]; vectors: DocVectors } {
+    const k = this.dimensions;
+    const count = this.embeddings.length / k;
+    const tokens: (string | undefined)[] = new Array(count);
+    const vectors = new DocVectors(k, count);
+    const row = new Float32Array(k);
+    for (const [token, id] of this.vocab) {
+      if (id >= count || id === this.unk || this.weights?.[id] === 0) continue;
+      let norm = 0;
+      for (let d = 0; d < k; d++) norm += (this.embeddings[id * k + d] as number) ** 2;
+      norm = Math.sqrt(norm);
+      if (norm === 0) continue;
+      for (let d = 0; d < k; d++) row[d] = (this.embeddings[id * k + d] as number) / norm;
+      vectors.set(id, row);
+      tokens[id] = token;
+    }
+    return { tokens, vectors };
   }
 
   /** The text's vector (all zeros when no token is known). */

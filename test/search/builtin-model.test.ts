@@ -23,6 +23,14 @@ describe('the shipped static model (models/code-words)', () => {
       'export function pack(bytes: Uint8Array): Uint8Array {\n  return gzipSync(deflateRaw(bytes));\n}\n',
     );
     await writeFile(
+      join(dir, 'digest.ts'),
+      'export function digest(data: string): string {\n  return createHash("sha256").update(data).digest("hex");\n}\n',
+    );
+    await writeFile(
+      join(dir, 'wait.ts'),
+      'export function nap(ms: number): Promise<void> {\n  return new Promise((resolve) => setTimeout(resolve, ms));\n}\n',
+    );
+    await writeFile(
       join(dir, 'dial.ts'),
       'export function dial(host: string, port: number) {\n  return socket.connect({ host, port, timeout: 5000 });\n}\n',
     );
@@ -44,5 +52,26 @@ describe('the shipped static model (models/code-words)', () => {
     expect(index.search('remove an entry', 3, 'bm25').map((h) => h.chunk.path)).not.toContain('store.ts');
     expect(index.search('remove an entry', 3, 'hybrid')[0]?.chunk.path).toBe('store.ts');
     expect(index.search('compress bytes', 3, 'semantic')[0]?.chunk.path).toBe('pack.ts');
+  });
+
+  it('ties English to code it was not written beside, after its contrastive fit', async () => {
+    // The LSA-only model ranked neither first; bm25 finds neither, no query word being in the code.
+    const index = await CodeIndex.build(dir, { saved: false, model });
+    for (const [query, file] of [
+      ['checksum of a buffer', 'digest.ts'],
+      ['pause for a while before continuing', 'wait.ts'],
+    ] as const) {
+      expect(index.search(query, 3, 'bm25').map((h) => h.chunk.path)).not.toContain(file);
+      expect(index.search(query, 3, 'hybrid')[0]?.chunk.path).toBe(file);
+    }
+  });
+
+  it('still ranks by the model when a saved index is taken at the next start', async () => {
+    const indexFile = join(dir, 'saved-index.bin');
+    await (await CodeIndex.build(dir, { saved: false, model })).save(indexFile);
+    const again = await CodeIndex.build(dir, { indexFile, model });
+    expect(again.loadedFrom).toBe(indexFile);
+    expect(again.hasVectors).toBe(true);
+    expect(again.search('checksum of a buffer', 3, 'semantic')[0]?.chunk.path).toBe('digest.ts');
   });
 });
