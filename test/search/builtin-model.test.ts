@@ -14,26 +14,19 @@ describe('the shipped static model (models/code-words)', () => {
     model = await StaticModel.load(BUILTIN_MODEL);
     dir = await mkdtemp(join(tmpdir(), 'mcpkit-builtin-model-'));
     // Code without a comment: the query's English words are in none of these files.
-    await writeFile(
-      join(dir, 'store.ts'),
-      'export function drop(table: Map<string, number>, key: string): void {\n  table.delete(key);\n}\n',
-    );
-    await writeFile(
-      join(dir, 'pack.ts'),
-      'export function pack(bytes: Uint8Array): Uint8Array {\n  return gzipSync(deflateRaw(bytes));\n}\n',
-    );
-    await writeFile(
-      join(dir, 'digest.ts'),
-      'export function digest(data: string): string {\n  return createHash("sha256").update(data).digest("hex");\n}\n',
-    );
-    await writeFile(
-      join(dir, 'wait.ts'),
-      'export function nap(ms: number): Promise<void> {\n  return new Promise((resolve) => setTimeout(resolve, ms));\n}\n',
-    );
-    await writeFile(
-      join(dir, 'dial.ts'),
-      'export function dial(host: string, port: number) {\n  return socket.connect({ host, port, timeout: 5000 });\n}\n',
-    );
+    const files: Record<string, string> = {
+      'store.ts':
+        'export function drop(table: Map<string, number>, key: string): void {\n  table.delete(key);\n}\n',
+      'pack.ts':
+        'export function pack(bytes: Uint8Array): Uint8Array {\n  return gzipSync(deflateRaw(bytes));\n}\n',
+      'digest.ts':
+        'export function digest(data: string): string {\n  return createHash("sha256").update(data).digest("hex");\n}\n',
+      'wait.ts':
+        'export function nap(ms: number): Promise<void> {\n  return new Promise((resolve) => setTimeout(resolve, ms));\n}\n',
+      'dial.ts':
+        'export function dial(host: string, port: number) {\n  return socket.connect({ host, port, timeout: 5000 });\n}\n',
+    };
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
