@@ -5,7 +5,7 @@
  */
 
 /** Below this many documents every term joins the vocabulary. */
-import { multiplySparse, type SparseRows } from './kernels/sparse-dense.js';
+import { SparseDense, type SparseRows } from './kernels/sparse-dense.js';
 
 const SMALL_CORPUS = 500;
 
@@ -192,6 +192,10 @@ export class CorpusVectors {
       }
     }
     const sample = sampleMatrices({ colStart, rows, value, rowOf, rowCount: sampled });
+    // One WebAssembly memory for every pass (a fresh one each left hundreds of MB to the garbage collector).
+    const kernel = new SparseDense();
+    const multiplySparse = (x: SparseRows, m: Float32Array, width: number) =>
+      kernel.multiply(x, m, width).slice();
 
     // Randomized range finder: Y = X Ω, then (X Xᵀ)^q Y, orthonormalised after each pass.
     const width = Math.min(k + 8, sampled, terms);

@@ -4,12 +4,12 @@
 import type { Bm25Parts } from './bm25.js';
 import { DocVectors } from './chunk-vectors.js';
 import { type CorpusModel, CorpusVectors } from './corpus-vectors.js';
-import { multiplySparse } from './kernels/sparse-dense.js';
+import { SparseDense } from './kernels/sparse-dense.js';
 
 /** Above this many live chunks the basis is learned from an even sample of this many (as CorpusVectors does). */
 const SAMPLE = 60_000;
 /** Chunks projected at once: a block's float rows are this many × dimensions × 4 bytes. */
-const BLOCK = 65_536;
+const BLOCK = 16_384;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -93,6 +93,7 @@ async function project(
   const cursor = Int32Array.from(vocabulary, (t) => (t < 0 ? 0 : (parts.offsets[t] as number)));
   const vectors = new DocVectors(k, Math.max(1, documents));
   const basis = Float32Array.from(model.basis);
+  const kernel = new SparseDense();
   for (let first = 0; first < documents; first += BLOCK) {
     const end = Math.min(documents, first + BLOCK);
     // The block's chunks by row (each chunk's vocabulary terms and weights), then one product with the basis.
@@ -127,7 +128,7 @@ async function project(
       while (p < stop && (parts.docs[p] as number) < end) p++;
       cursor[col] = p;
     });
-    const block = multiplySparse({ starts, cols, values }, basis, k);
+    const block = kernel.multiply({ starts, cols, values }, basis, k);
     for (let doc = first; doc < end; doc++) {
       const row = block.subarray((doc - first) * k, (doc - first + 1) * k);
       let norm = 0;

@@ -24,7 +24,7 @@ export class WordTable<T> {
   constructor(
     private readonly make: (word: string) => T,
     /** Words held before the table starts again. */
-    private readonly limit = 1 << 18,
+    private readonly limit = 1 << 16,
   ) {}
 
   /** Forgets every word (the values they map to are stale). */

@@ -27,27 +27,50 @@ type Multiply = (
 
 /** S (rows × cols, sparse) times M (cols × width, row-major): rows × width, in float32. */
 export function multiplySparse(s: SparseRows, m: Float32Array, width: number): Float32Array<ArrayBuffer> {
-  const rows = s.starts.length - 1;
-  const module = kernelModule(SPARSE_DENSE_KERNEL);
-  if (!module || width % 4 !== 0 || width === 0) return multiplyInJs(s, m, width);
-  const entries = s.cols.length;
-  // Laid out one after another, each 16-byte aligned: starts, cols, values, M, out.
-  const align = (n: number) => Math.ceil(n / 16) * 16;
-  const at = { starts: 0, cols: align((rows + 1) * 4) };
-  const valuesAt = at.cols + align(entries * 4);
-  const mAt = valuesAt + align(entries * 4);
-  const outAt = mAt + align(m.length * 4);
-  const bytes = outAt + rows * width * 4;
-  const memory: Memory = new (wasm as Wasm).Memory({ initial: Math.ceil(bytes / PAGE) });
-  const { multiply } = new (wasm as Wasm).Instance(module, { env: { memory } }).exports as {
-    multiply: Multiply;
-  };
-  new Int32Array(memory.buffer, at.starts, rows + 1).set(s.starts);
-  new Int32Array(memory.buffer, at.cols, entries).set(s.cols);
-  new Float32Array(memory.buffer, valuesAt, entries).set(s.values);
-  new Float32Array(memory.buffer, mAt, m.length).set(m);
-  multiply(at.starts, at.cols, valuesAt, rows, mAt, width, outAt);
-  return new Float32Array(memory.buffer, outAt, rows * width).slice();
+  return new SparseDense().multiply(s, m, width).slice();
+}
+
+/**
+ * Products one after another in one WebAssembly memory, grown as needed: a large tree's vectors are projected a
+ * block of chunks at a time, and a fresh memory per block left several blocks' worth (~90 MB each) for the garbage
+ * collector at the build's peak (the Linux kernel: +150 MB).
+ */
+export class SparseDense {
+  private memory: Memory | undefined;
+  private run: Multiply | undefined;
+
+  /** S M as {@link multiplySparse} gives it, as a view valid until the next call. */
+  multiply(s: SparseRows, m: Float32Array, width: number): Float32Array<ArrayBuffer> {
+    const rows = s.starts.length - 1;
+    const module = kernelModule(SPARSE_DENSE_KERNEL);
+    if (!module || width % 4 !== 0 || width === 0) return multiplyInJs(s, m, width);
+    const entries = s.cols.length;
+    // Laid out one after another, each 16-byte aligned: starts, cols, values, M, out.
+    const align = (n: number) => Math.ceil(n / 16) * 16;
+    const colsAt = align((rows + 1) * 4);
+    const valuesAt = colsAt + align(entries * 4);
+    const mAt = valuesAt + align(entries * 4);
+    const outAt = mAt + align(m.length * 4);
+    const pages = Math.ceil((outAt + rows * width * 4) / PAGE);
+    if (!this.memory || !this.run) {
+      this.memory = new (wasm as Wasm).Memory({ initial: pages });
+      this.run = (
+        new (wasm as Wasm).Instance(module, { env: { memory: this.memory } }).exports as {
+          multiply: Multiply;
+        }
+      ).multiply;
+    } else if (this.memory.buffer.byteLength < pages * PAGE)
+      this.memory.grow(pages - this.memory.buffer.byteLength / PAGE);
+    const { buffer } = this.memory;
+    new Int32Array(buffer, 0, rows + 1).set(s.starts);
+    new Int32Array(buffer, colsAt, entries).set(s.cols);
+    new Float32Array(buffer, valuesAt, entries).set(s.values);
+    new Float32Array(buffer, mAt, m.length).set(m);
+    const out = new Float32Array(buffer, outAt, rows * width);
+    out.fill(0);
+    this.run(0, colsAt, valuesAt, rows, mAt, width, outAt);
+    return out;
+  }
 }
 
 /** The same product where the kernel cannot serve (no WebAssembly SIMD, or a width not a multiple of 4). */

@@ -7,8 +7,8 @@ export interface Wasm {
   Memory: new (descriptor: { initial: number }) => Memory;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
-/** A WebAssembly memory: its bytes. */
-export type Memory = { buffer: ArrayBuffer };
+/** A WebAssembly memory: its bytes, and growing it by some pages. */
+export type Memory = { buffer: ArrayBuffer; grow(pages: number): number };
 /** WebAssembly's JS API, where there is one. */
 export const wasm = (globalThis as unknown as { WebAssembly?: Wasm }).WebAssembly;
 
