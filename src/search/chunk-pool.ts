@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { mapConcurrent } from '../internal/concurrency.js';
-import { chunksOf, type FileOutcome, type IndexReport } from './file-chunks.js';
+import { chunksOf, countSkipped, type FileOutcome, type IndexReport, InWalkOrder } from './file-chunks.js';
 import { EncoderTerms, type FileTerms, TermEncoder } from './file-terms.js';
 import { repoFiles } from './repo-file.js';
 import type { WalkedFile } from './walk.js';
@@ -36,7 +36,7 @@ export interface ChunkFilesOptions {
   stop?: () => boolean;
   /** A worker whose heap passes this many MB is replaced; default 192. */
   retireMb?: number;
-  /** Cut files at an outline (outline.ts) instead of a parse where their language has one; default false. */
+  /** Cut files at an outline (outline.ts) instead of a parse where their language has one; default true. */
   outline?: boolean;
 }
 
@@ -90,29 +90,19 @@ export async function chunkFiles(
 ): Promise<IndexReport> {
   const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
   const stop = options.stop ?? (() => false);
-  const waiting = new Map<number, CountedFile | undefined>();
-  let next = 0;
+  const ordered = new InWalkOrder<CountedFile>(files, commit);
   const settle = (seq: number, result: ChunkResult, table: EncoderTerms | undefined) => {
     const file = files[seq] as WalkedFile;
     let counted: CountedFile | undefined;
     if ('terms' in result) {
       counted = { file, terms: result.terms, table: table as EncoderTerms };
       if (result.windowed) report.windowed++;
-    } else if ('skipped' in result) {
-      if (result.skipped === 'not text') report.notText++;
-      else if (result.skipped === 'long lines') report.longLines++;
-    }
-    waiting.set(seq, counted);
-    while (waiting.has(next)) {
-      const ready = waiting.get(next);
-      waiting.delete(next);
-      commit(files[next] as WalkedFile, ready);
-      next++;
-    }
+    } else if ('skipped' in result) countSkipped(report, result.skipped);
+    ordered.settle(seq, counted);
   };
   const job = (seq: number): ChunkJob => {
     const file = files[seq] as WalkedFile;
-    return { seq, file, buildOutput: twins.has(file.path), outline: options.outline ?? false };
+    return { seq, file, buildOutput: twins.has(file.path), outline: options.outline ?? true };
   };
   const withTexts = options.withTexts ?? false;
   const retireMb = options.retireMb ?? RETIRE_MB;
@@ -171,7 +161,7 @@ export async function chunkFiles(
             !worker.retiring &&
             worker.pending.size < DEPTH &&
             dispatched < files.length &&
-            waiting.size < MAX_WAITING &&
+            ordered.held < MAX_WAITING &&
             !stop()
           ) {
             const seq = dispatched++;

@@ -88,6 +88,42 @@ export function describeReport(report: IndexReport): string {
     .join(', ');
 }
 
+/** Counts a file left out in the report (an unreadable one is not counted: it was never a file to index). */
+export function countSkipped(report: IndexReport, skipped: 'unreadable' | 'not text' | 'long lines'): void {
+  if (skipped === 'not text') report.notText++;
+  else if (skipped === 'long lines') report.longLines++;
+}
+
+/**
+ * Hands each file's result to `commit` in the walker's order, whatever order they finish in (a file finished early
+ * waits for those before it), so an index built from them numbers its chunks as a fresh build always does.
+ */
+export class InWalkOrder<T> {
+  private readonly waiting = new Map<number, T | undefined>();
+  private next = 0;
+
+  constructor(
+    private readonly files: readonly WalkedFile[],
+    private readonly commit: (file: WalkedFile, result: T | undefined) => void,
+  ) {}
+
+  /** Results finished but waiting for an earlier file. */
+  get held(): number {
+    return this.waiting.size;
+  }
+
+  /** The result of the file at `seq` (undefined: left out); commits every result now in order. */
+  settle(seq: number, result: T | undefined): void {
+    this.waiting.set(seq, result);
+    while (this.waiting.has(this.next)) {
+      const ready = this.waiting.get(this.next);
+      this.waiting.delete(this.next);
+      this.commit(this.files[this.next] as WalkedFile, ready);
+      this.next++;
+    }
+  }
+}
+
 /** Files read and chunked at once while indexing: reads overlap the chunking of files already read. */
 const CONCURRENCY = 64;
 
@@ -108,8 +144,7 @@ export async function chunkAll(
 ): Promise<IndexReport> {
   const report: IndexReport = { notText: 0, longLines: 0, windowed: 0 };
   const reader = repoFiles(root);
-  const waiting = new Map<number, Chunk[] | undefined>();
-  let next = 0;
+  const ordered = new InWalkOrder(files, commit);
   await mapConcurrent(files, CONCURRENCY, async (file, i) => {
     if (stop()) return;
     const outcome = await chunksOf(reader, file, twins.has(file.path));
@@ -117,15 +152,8 @@ export async function chunkAll(
     if ('chunks' in outcome) {
       chunks = outcome.chunks;
       if (outcome.windowed) report.windowed++;
-    } else if (outcome.skipped === 'not text') report.notText++;
-    else if (outcome.skipped === 'long lines') report.longLines++;
-    waiting.set(i, chunks);
-    while (waiting.has(next)) {
-      const ready = waiting.get(next);
-      waiting.delete(next);
-      commit(files[next] as WalkedFile, ready);
-      next++;
-    }
+    } else countSkipped(report, outcome.skipped);
+    ordered.settle(i, chunks);
   });
   return report;
 }

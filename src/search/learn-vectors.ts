@@ -98,15 +98,18 @@ async function project(
     const end = Math.min(documents, first + BLOCK);
     // The block's chunks by row (each chunk's vocabulary terms and weights), then one product with the basis.
     const starts = new Int32Array(end - first + 1);
-    const each = (visit: (doc: number, col: number, p: number) => void) =>
+    // Visits the block's postings; the last pass moves each term's cursor past them.
+    const each = (visit: (doc: number, col: number, p: number) => void, advance = false) =>
       vocabulary.forEach((t, col) => {
         if (t < 0) return;
         const stop = parts.offsets[t + 1] as number;
-        for (let p = cursor[col] as number; p < stop; p++) {
+        let p = cursor[col] as number;
+        for (; p < stop; p++) {
           const doc = parts.docs[p] as number;
           if (doc >= end) break;
           if (parts.alive[doc]) visit(doc, col, p);
         }
+        if (advance) cursor[col] = p;
       });
     each((doc) => {
       starts[doc - first + 1] = (starts[doc - first + 1] as number) + 1;
@@ -120,14 +123,7 @@ async function project(
       fill[doc - first] = at + 1;
       cols[at] = col;
       values[at] = Math.log1p(parts.counts[p] as number) * (model.idf[col] as number);
-    });
-    vocabulary.forEach((t, col) => {
-      if (t < 0) return;
-      let p = cursor[col] as number;
-      const stop = parts.offsets[t + 1] as number;
-      while (p < stop && (parts.docs[p] as number) < end) p++;
-      cursor[col] = p;
-    });
+    }, true);
     const block = kernel.multiply({ starts, cols, values }, basis, k);
     for (let doc = first; doc < end; doc++) {
       const row = block.subarray((doc - first) * k, (doc - first + 1) * k);

@@ -282,7 +282,7 @@ function signatureName(text: string): string | undefined {
   return name && !NOT_A_NAME.has(name) ? name : undefined;
 }
 
-const lastPart = (name: string | undefined) => name?.split(/::|\./).pop()?.replace(/^~/, '~') || undefined;
+const lastPart = (name: string | undefined) => name?.split(/::|\./).pop() || undefined;
 
 const indent = (line: string) => line.length - line.trimStart().length;
 

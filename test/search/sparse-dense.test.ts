@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { assemble } from '../../scripts/build-kernels.mjs';
-import {
-  multiplySparse,
-  SPARSE_DENSE_KERNEL,
-  type SparseRows,
-} from '../../src/search/kernels/sparse-dense.js';
+import { SPARSE_DENSE_KERNEL, SparseDense, type SparseRows } from '../../src/search/kernels/sparse-dense.js';
 
 /** A seeded sparse matrix: `rows` rows over `cols` columns, a few entries each, ascending. */
 function sparse(rows: number, cols: number, seed: number): SparseRows {
@@ -34,7 +30,7 @@ describe('the sparse × dense product (WebAssembly SIMD kernel)', () => {
     for (const width of [72, 64, 4, 6]) {
       const s = sparse(500, 300, width);
       const m = Float32Array.from({ length: 300 * width }, (_, i) => Math.sin(i));
-      const out = multiplySparse(s, m, width);
+      const out = new SparseDense().multiply(s, m, width);
       expect(out.length).toBe(500 * width);
       let worst = 0;
       let nonzero = 0;

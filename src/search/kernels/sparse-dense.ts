@@ -25,11 +25,6 @@ type Multiply = (
   out: number,
 ) => void;
 
-/** S (rows × cols, sparse) times M (cols × width, row-major): rows × width, in float32. */
-export function multiplySparse(s: SparseRows, m: Float32Array, width: number): Float32Array<ArrayBuffer> {
-  return new SparseDense().multiply(s, m, width).slice();
-}
-
 /**
  * Products one after another in one WebAssembly memory, grown as needed: a large tree's vectors are projected a
  * block of chunks at a time, and a fresh memory per block left several blocks' worth (~90 MB each) for the garbage
@@ -39,7 +34,7 @@ export class SparseDense {
   private memory: Memory | undefined;
   private run: Multiply | undefined;
 
-  /** S M as {@link multiplySparse} gives it, as a view valid until the next call. */
+  /** S (rows × cols, sparse) times M (cols × width, row-major): rows × width in float32, a view valid until the next call. */
   multiply(s: SparseRows, m: Float32Array, width: number): Float32Array<ArrayBuffer> {
     const rows = s.starts.length - 1;
     const module = kernelModule(SPARSE_DENSE_KERNEL);
