@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,9 +54,107 @@ describe('layering', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('has no import circle anywhere in src/', async () => {
+    expect(await importCircles()).toEqual(KNOWN_CIRCLES);
+  });
+
+  it('finds a circle when there is one', () => {
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(circlesOf(graph)).toEqual(['a.ts → b.ts → c.ts → a.ts']);
+  });
+
   it('keeps internal/ out of the package exports', async () => {
     const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
     const subpaths = Object.keys(pkg.exports);
     expect(subpaths.some((p) => p.includes('internal') || p.includes('*'))).toBe(false);
   });
 });
+
+/** Circles another branch removes; each line goes with its fix. */
+const KNOWN_CIRCLES: string[] = [
+  // removed by the config-hard branch
+  'config/export-merge.ts → config/import.ts → config/formats/client-file.ts → config/export-merge.ts',
+];
+
+/**
+ * Every import circle under src/, one line each (`a.ts → b.ts → a.ts`, starting at its first file by name).
+ * Type-only and dynamic imports count: a circle of types is still two files that cannot be read apart.
+ */
+async function importCircles(): Promise<string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of await sourceFiles(SRC)) {
+    const text = await readFile(file, 'utf8');
+    const targets = [...text.matchAll(/(?:from\s+|import\()'(\.[^']+)'/g)].map((m) =>
+      relative(SRC, sourceOf(resolve(dirname(file), m[1] as string))),
+    );
+    graph.set(relative(SRC, file), [...new Set(targets)]);
+  }
+  return circlesOf(graph);
+}
+
+/** The `.ts` file an import specifier names (`./x.js` → `x.ts`, `./dir` → `dir/index.ts`). */
+function sourceOf(target: string): string {
+  const ts = target.replace(/\.js$/, '.ts');
+  if (existsSync(ts)) return ts;
+  return existsSync(join(target, 'index.ts')) ? join(target, 'index.ts') : ts;
+}
+
+/** Each strongly connected group of files (Tarjan) as one circle through it, sorted. */
+function circlesOf(graph: Map<string, string[]>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (stack.includes(next))
+        low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+      group.push(top);
+      if (top === node) break;
+    }
+    const selfLoop = (graph.get(node) ?? []).includes(node);
+    if (group.length > 1 || selfLoop) circles.push(pathThrough(graph, new Set(group)));
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+  return circles.sort();
+}
+
+/** One circle inside a strongly connected group: from its first file by name, breadth-first back to it. */
+function pathThrough(graph: Map<string, string[]>, group: Set<string>): string {
+  const start = [...group].sort()[0] as string;
+  const previous = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i] as string;
+    for (const next of graph.get(node) ?? []) {
+      if (!group.has(next)) continue;
+      if (next === start) {
+        const path = [start];
+        for (let at: string | undefined = node; at !== undefined && at !== start; at = previous.get(at))
+          path.splice(1, 0, at);
+        return [...path, start].join(' → ');
+      }
+      if (!previous.has(next) && next !== start) {
+        previous.set(next, node);
+        queue.push(next);
+      }
+    }
+  }
+  return [...group].sort().join(' → ');
+}

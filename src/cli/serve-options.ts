@@ -1,7 +1,37 @@
 import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import { collect, hostAddress, parseTransport, portNumber, positiveInteger, usage } from './options.js';
-import type { ServeFlags } from './serve-until-done.js';
+import type { ReplicaFlags } from './scale-out.js';
+
+/** Where to serve: stdio, or HTTP on host:port. */
+export interface ServeFlags extends ReplicaFlags {
+  transport?: 'stdio' | 'http' | 'sse';
+  host: string;
+  port?: number;
+  /** Seconds a 2025 HTTP session may stay idle. */
+  sessionIdle?: number;
+  /** How many 2025 HTTP sessions are kept at most. */
+  maxSessions?: number;
+  /**
+   * `token`: every HTTP request needs a bearer token (`--tokens` or MCPKIT_AUTH_TOKEN); `oauth`: a JWT access
+   * token of `oauthIssuer`.
+   */
+  auth?: 'token' | 'oauth' | 'none';
+  /** The OAuth authorization server whose JWT access tokens are accepted. */
+  oauthIssuer?: string;
+  /** The public URL of the endpoint (tokens' audience); default the served URL. */
+  oauthResource?: string;
+  /** The audience tokens must carry instead of the resource URL. */
+  oauthAudience?: string;
+  /** Scopes every token must have. */
+  oauthScope?: string[];
+  /** A file of `name:token` lines. */
+  tokens?: string;
+  /** Host names accepted besides loopback. */
+  allowHost?: string[];
+  /** Seconds a SIGTERM lets HTTP calls in progress finish. */
+  drain?: number;
+}
 
 /**
  * The flags of every command that serves (bridge, gateway, search-server), defined once: the transport,

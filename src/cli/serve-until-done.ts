@@ -7,38 +7,11 @@ import type { ServeHttpOptions } from '../serve/http.js';
 import type { ProtectedResource } from '../serve/protected-resource.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { CliIO } from './io.js';
-import { type ReplicaFlags, replicaState } from './scale-out.js';
-import { allowedHosts, authMode } from './serve-options.js';
+import { replicaState } from './scale-out.js';
+import { allowedHosts, authMode, type ServeFlags } from './serve-options.js';
 
-/** Where to serve: stdio, or HTTP on host:port. */
-export interface ServeFlags extends ReplicaFlags {
-  transport?: 'stdio' | 'http' | 'sse';
-  host: string;
-  port?: number;
-  /** Seconds a 2025 HTTP session may stay idle. */
-  sessionIdle?: number;
-  /** How many 2025 HTTP sessions are kept at most. */
-  maxSessions?: number;
-  /**
-   * `token`: every HTTP request needs a bearer token (`--tokens` or MCPKIT_AUTH_TOKEN); `oauth`: a JWT access
-   * token of `oauthIssuer`.
-   */
-  auth?: 'token' | 'oauth' | 'none';
-  /** The OAuth authorization server whose JWT access tokens are accepted. */
-  oauthIssuer?: string;
-  /** The public URL of the endpoint (tokens' audience); default the served URL. */
-  oauthResource?: string;
-  /** The audience tokens must carry instead of the resource URL. */
-  oauthAudience?: string;
-  /** Scopes every token must have. */
-  oauthScope?: string[];
-  /** A file of `name:token` lines. */
-  tokens?: string;
-  /** Host names accepted besides loopback. */
-  allowHost?: string[];
-  /** Seconds a SIGTERM lets HTTP calls in progress finish. */
-  drain?: number;
-}
+// The flags' home is serve-options.ts; the commands that serve take them from here too.
+export type { ServeFlags } from './serve-options.js';
 
 const DEFAULT_DRAIN_S = 10;
 
