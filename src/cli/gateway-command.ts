@@ -33,7 +33,7 @@ import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
 import { replicaState, stateUrl } from './scale-out.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
-import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
+import { type ServeFlags, serveUntilDone, watchClientStdin } from './serve-until-done.js';
 
 interface GatewayFlags extends ServeFlags, ObserverFlags {
   only?: string[];
@@ -142,6 +142,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       checkServeFlags('gateway', flags);
       if (flags.transport !== 'http' && (flags.dashboardPayloads || !flags.dashboard))
         usage('--dashboard-payloads, --no-dashboard: only with -t http (the dashboard is served over HTTP)');
+      // A stdio client that leaves while the upstreams start stops the gateway then, not after --ready-wait.
+      const client = flags.transport === 'http' ? undefined : watchClientStdin();
       // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
       const port = await bindFirst(flags);
       // Upstreams start inside Gateway.create, before serving: a SIGKILL while they start must not orphan them.
@@ -300,6 +302,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             ...(observers.pages ? { pages: observers.pages } : {}),
             ...(observers.onListening ? { onListening: observers.onListening } : {}),
             ...(replica.shared ? { shared: replica.shared } : {}),
+            ...(client ? { client } : {}),
             // Ready once an upstream is (a replica with none would only answer errors).
             ready: () => gateway.status().some((s) => s.state === 'ready') || gateway.status().length === 0,
           },

@@ -1,11 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { isMcpkitError } from '../errors/index.js';
 import { errorMessage } from '../internal/error-message.js';
+import { exitCodeOf, ownSignals, stopCause } from '../internal/signals.js';
 import { type CliIO, processIO } from './io.js';
 import { CLI_VERSION } from './version.js';
 
-/** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;
+/** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong; 128 + n stopped by signal n. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, hangup: 129, cancelled: 130, terminated: 143 } as const;
 
 /** Commands that talk to a server; after `--` comes an ad-hoc stdio server for them. */
 const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping', 'check', 'tasks'];
@@ -74,6 +75,8 @@ export async function createProgram(
  * become exit codes: nothing below calls process.exit.
  */
 export async function run(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  // SIGINT/SIGTERM/SIGHUP have one owner from the first moment (src/internal/signals.ts).
+  ownSignals();
   try {
     // For server commands, `-- <command…>` is an ad-hoc server, cut off before commander sees it.
     const dash = argv.indexOf('--');
@@ -81,7 +84,7 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
     const adhoc = serverCommand && dash !== -1 ? argv.slice(dash + 1) : undefined;
     const words = adhoc ? argv.slice(0, dash) : [...argv];
     await (await createProgram(io, adhoc, argv[0])).parseAsync(words, { from: 'user' });
-    return EXIT.ok;
+    return stoppedCode() ?? EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander has printed the message or the help already.
@@ -92,7 +95,8 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
       io.err(`mcpkit: ${error.message}\n`);
       if (debug) io.err(`${stackOf(error)}\n`);
       // 128 + signal number, as shells report a process ended by that signal.
-      if (error.code === 'CANCELLED') return error.cause === 'SIGTERM' ? EXIT.terminated : EXIT.cancelled;
+      if (error.code === 'CANCELLED')
+        return stoppedCode() ?? (error.cause === 'SIGTERM' ? EXIT.terminated : EXIT.cancelled);
       return error.code === 'USAGE' || error.code === 'INVALID_ARGUMENT' ? EXIT.usage : EXIT.failed;
     }
     // One line: where it happened is for MCPKIT_DEBUG=1, which prints the stack.
@@ -102,6 +106,12 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
     if (debug) io.err(`${stackOf(error)}\n`);
     return EXIT.failed;
   }
+}
+
+/** 128 + n when signal n stopped the command (a server that shut down well too), else nothing. */
+function stoppedCode(): number | undefined {
+  const cause = stopCause();
+  return cause === undefined || cause === 'eof' ? undefined : exitCodeOf(cause);
 }
 
 /** The stack of an error and of its causes, for MCPKIT_DEBUG=1. */

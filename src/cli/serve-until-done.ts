@@ -1,5 +1,7 @@
+import { PassThrough } from 'node:stream';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { killAllGroups, reapGroupsOnAbruptExit } from '../internal/process-group.js';
+import { onStop, SHUTDOWN_BUDGET_MS, stop as stopProcess } from '../internal/signals.js';
 import type { BearerTokens } from '../serve/bearer-tokens.js';
 // stdio is the common case: the HTTP stack is loaded only when asked for, to keep start-up fast.
 import type { FrameIntercept } from '../serve/guarded-stdio.js';
@@ -16,16 +18,37 @@ export type { ServeFlags } from './serve-options.js';
 const DEFAULT_DRAIN_S = 10;
 
 /**
- * How long `shutdown` may take before every child process group still there is SIGKILLed. Clients
- * SIGTERM a stdio server 2 s after closing its stdin (the SDK v1 and Python clients), so everything
- * must be gone well before; the shutdown ladders themselves end sooner (see `stopGroup`).
+ * A stdio server's stdin, read from the moment a command begins (a gateway starting its upstreams): the
+ * client closing it before serving begins is a stop (`signals.ts`) at once, not after the start-up. What
+ * the client sent meanwhile waits in `input` for the server.
  */
-const SHUTDOWN_BUDGET_MS = 1000;
+export interface ClientStdin {
+  input: PassThrough;
+  /** Serving has begun: from now on the server itself notices the end (its `onClose`). */
+  serving(): void;
+}
+
+/** Starts reading the process's stdin for a stdio server that takes time to start. */
+export function watchClientStdin(): ClientStdin {
+  const input = new PassThrough();
+  let serving = false;
+  process.stdin.once('end', () => {
+    if (!serving) stopProcess('eof');
+  });
+  process.stdin.pipe(input);
+  return {
+    input,
+    serving: () => {
+      serving = true;
+    },
+  };
+}
 
 /**
- * Serves until the client leaves (stdin EOF), SIGINT or SIGTERM; then `shutdown` runs (jobs and
- * upstream processes must die with us). A signal that arrives during the shutdown is no longer ours:
- * process-group's last-resort handler SIGKILLs every child group at once and the process dies by it.
+ * Serves until the client leaves (stdin EOF), SIGINT, SIGTERM or SIGHUP; then `shutdown` runs (jobs and
+ * upstream processes must die with us), within `SHUTDOWN_BUDGET_MS` (the shutdown ladders themselves end
+ * sooner, see `stopGroup`: clients SIGTERM a stdio server 2 s after closing its stdin). A signal that
+ * arrives during the shutdown is a hard stop (`signals.ts`): every child group SIGKILLed at once.
  */
 export async function serveUntilDone(
   io: CliIO,
@@ -37,14 +60,22 @@ export async function serveUntilDone(
   httpOptions: Pick<ServeHttpOptions, 'bus' | 'toolSchema' | 'mounts' | 'pages' | 'shared' | 'ready'> & {
     /** Told the MCP endpoint's URL once HTTP serves. */
     onListening?: (url: string) => Promise<void>;
+    /** stdio: the stdin watched since the command began ({@link watchClientStdin}). */
+    client?: ClientStdin;
   } = {},
 ): Promise<void> {
   let stop: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
     stop = resolve;
   });
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // An HTTP stop lets the calls in progress end first (--drain): the hard stop waits for that too.
+  const drainMs = flags.transport === 'http' ? (flags.drain ?? DEFAULT_DRAIN_S) * 1000 : 0;
+  const unregister = onStop(() => stop(), drainMs);
+  // The client left: the same stop without a signal (exit 0); a signal during the shutdown is then hard.
+  const clientLeft = () => {
+    unregister();
+    stop();
+  };
   // Children must not outlive even a SIGKILL of this server (or its crash).
   reapGroupsOnAbruptExit();
   // Closing the front (the client's side) counts against the budget too: nothing may hold up the kill.
@@ -57,7 +88,7 @@ export async function serveUntilDone(
       const oauth = await protectedResource(flags, (error) => io.err(`${label}: ${error.message}\n`));
       const replica = httpOptions.shared ? {} : await replicaState(flags, io, label);
       const hosts = allowedHosts(flags);
-      const { onListening, ...endpoint } = httpOptions;
+      const { onListening, client: _stdin, ...endpoint } = httpOptions;
       const http = await serveOverHttp(factory, {
         host: flags.host,
         ...(tokens ? { tokens } : {}),
@@ -95,15 +126,21 @@ export async function serveUntilDone(
       io.err(`${label} on ${http.url}${guard}${also}\n`);
       await onListening?.(http.url);
     } else {
-      const handle = serveOverStdio(factory, { onClose: stop, ...(intercept ? { intercept } : {}) });
+      const { client } = httpOptions;
+      const handle = serveOverStdio(factory, {
+        onClose: clientLeft,
+        ...(client ? { input: client.input } : {}),
+        ...(intercept ? { intercept } : {}),
+      });
+      client?.serving();
       closeFront = () => handle.close();
     }
     await done;
     // Stop taking requests and let the calls in progress end (the balancer moves on to other replicas).
     await drain();
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    // From here a signal is a hard stop: the shutdown is already under way.
+    unregister();
     const teardown = async () => {
       try {
         await closeFront();

@@ -6,6 +6,7 @@ import {
   type StartupPolicy,
 } from '../client/index.js';
 import { McpkitError } from '../errors/index.js';
+import { onStop } from '../internal/signals.js';
 import { createElicitationHandler } from './elicit.js';
 import { count, table } from './format.js';
 import type { CliIO } from './io.js';
@@ -34,9 +35,7 @@ export async function withRuntime(
     );
   }
   const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => controller.abort(signal);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const unregister = onStop((cause) => controller.abort(cause));
   let runtime: Runtime | undefined;
   try {
     runtime = await Runtime.create({
@@ -59,8 +58,8 @@ export async function withRuntime(
     }
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    // A second signal while the servers stop is a hard stop (every group SIGKILLed).
+    unregister();
     await runtime?.close();
   }
 }

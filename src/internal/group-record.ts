@@ -10,6 +10,7 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { killMarked, ofOwner, processToken } from './group-token.js';
 import { groupMemberStats, procStat } from './proc-stat.js';
 
 /**
@@ -18,8 +19,8 @@ import { groupMemberStats, procStat } from './proc-stat.js';
  * mcpkit that starts a process sweeps what they left. Linux only (identity needs /proc); elsewhere the
  * reaper is the last line.
  *
- * The file is `<dir>/<pid>-<start time>-<thread id>` (worker threads share a pid), one line per change: `boot <boot id>`, then `+<pgid> <leader start
- * time>` and `-<pgid>`. Appends are a few microseconds each, once per spawned process and once per group
+ * The file is `<dir>/<pid>-<start time>-<thread id>` (worker threads share a pid), one line per change: `boot <boot id>`,
+ * `token <its group token>` (`group-token.ts`), then `+<pgid> <leader start time>` and `-<pgid>`. Appends are a few microseconds each, once per spawned process and once per group
  * gone; a bridge running a program per call would grow it without end, so it is rewritten with only the live
  * groups when changes outnumber them. A clean exit deletes the file.
  */
@@ -96,7 +97,7 @@ export function recordGroup(change: '+' | '-', pgid: number): void {
 }
 
 function header(): string {
-  return `boot ${bootId()}\n`;
+  return `boot ${bootId()}\ntoken ${processToken}\n`;
 }
 
 /** Deletes this process's record (a clean exit: its groups are already killed). */
@@ -133,7 +134,12 @@ export function sweepOrphanedGroups(): void {
       continue; // another mcpkit swept it first
     }
     const lines = text.split('\n');
-    if (lines[0] === `boot ${boot}`) for (const [pgid, start] of liveGroups(lines)) killIfOurs(pgid, start);
+    if (lines[0] === `boot ${boot}`) {
+      for (const [pgid, start] of liveGroups(lines)) killIfOurs(pgid, start);
+      // What left those groups (setsid) carries the dead mcpkit's token.
+      const token = lines[1]?.startsWith('token ') ? lines[1].slice(6) : '';
+      if (token) killMarked(ofOwner(token));
+    }
     rmSync(path, { force: true });
   }
 }

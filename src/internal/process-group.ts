@@ -2,16 +2,18 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dropRecord, recordGroup, sweepOrphanedGroups } from './group-record.js';
+import { GROUP_TOKEN_VARIABLE, groupChain, killMarked, newGroupToken, ofOwner } from './group-token.js';
 import { groupMemberStats } from './proc-stat.js';
 import { startReaper, tellReaper } from './reaper.js';
 
 /**
  * The one place mcpkit starts processes. Every child leads its own process group (`detached`), so a
  * signal to the group reaches what it forked too (npx → node, `sh -c`, wrapper scripts), and every live
- * group is SIGKILLed when mcpkit exits: on a normal exit, and on SIGINT/SIGTERM/SIGHUP that nobody else
- * handles (see {@link onUnhandledSignal}). On SIGKILL of mcpkit itself nothing runs here: the reaper
- * (`reaper.ts`, started with the first group) kills the groups then, and if it was killed too, the groups
- * are in a record (`group-record.ts`) that the next mcpkit sweeps when it starts its first process.
+ * group is SIGKILLed when mcpkit exits (the CLI's signals end in an exit too: `signals.ts`). What left the
+ * group (`setsid`, a daemon) is found by the token in its environment (`group-token.ts`) when its group is
+ * stopped and at exit. On SIGKILL of mcpkit itself nothing runs here: the reaper (`reaper.ts`, started
+ * with the first group) kills the groups and the marked then, and if it was killed too, the groups are in
+ * a record (`group-record.ts`) that the next mcpkit sweeps when it starts its first process.
  */
 export type GroupChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -22,20 +24,24 @@ export interface SpawnGroupOptions {
 }
 
 const live = new Set<GroupChild>();
+/** Each live child's token (its environment's mark), to find what left its group once it is stopped. */
+const tokens = new WeakMap<GroupChild, string>();
 let exitHookInstalled = false;
 
 /** Starts `command` in a new process group with piped stdio. Errors (ENOENT…) arrive as the `error` event. */
 export function spawnGroup(command: string, args: readonly string[], options: SpawnGroupOptions): GroupChild {
   installExitHook();
+  const token = newGroupToken();
   const child = spawn(command, [...args], {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [GROUP_TOKEN_VARIABLE]: groupChain(token) },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
     shell: false,
     windowsHide: true,
   });
   live.add(child);
+  tokens.set(child, token);
   if (child.pid !== undefined) {
     tellReaper('+', child.pid);
     recordGroup('+', child.pid);
@@ -163,6 +169,9 @@ const PIPE_DRAIN_MS = 200;
 
 function finish(child: GroupChild): Promise<void> {
   forget(child);
+  // What the group started and that left it (a daemon, `setsid`): stopped with it.
+  const token = tokens.get(child);
+  if (token !== undefined) killMarked((t) => t === token);
   return releaseAfterDrain(child);
 }
 
@@ -198,29 +207,17 @@ async function waitForGroupExit(child: GroupChild, timeoutMs: number): Promise<b
   }
 }
 
-/** SIGKILLs every live group at once, synchronously (process exit, a signal during shutdown). */
+/**
+ * SIGKILLs every live group at once, and every process that left one of this process's groups,
+ * synchronously (process exit, a hard stop).
+ */
 export function killAllGroups(): void {
   for (const child of live) {
     signalGroup(child, 'SIGKILL');
     forget(child);
     releaseStdio(child);
   }
-}
-
-const FATAL_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-/**
- * The last resort for a signal: when no other listener handles it, every group is SIGKILLed and the
- * process dies by the same signal, as it would have without listeners. When another listener is there
- * (a server starting its graceful shutdown, a command cancelling its calls), that one decides. Once it
- * has removed itself (a server already shutting down), the next signal lands here: a client that
- * SIGTERMs a closing gateway gets every upstream group killed at once, never orphaned mid-shutdown.
- */
-function onUnhandledSignal(signal: NodeJS.Signals): void {
-  if (process.listenerCount(signal) > 1) return;
-  killAllGroups();
-  for (const name of FATAL_SIGNALS) process.off(name, onUnhandledSignal);
-  process.kill(process.pid, signal);
+  if (exitHookInstalled) killMarked(ofOwner());
 }
 
 function installExitHook(): void {
@@ -233,6 +230,4 @@ function installExitHook(): void {
     killAllGroups();
     dropRecord();
   });
-  // Prepended, so it runs before any `once` listener has removed itself and counts it.
-  for (const name of FATAL_SIGNALS) process.prependListener(name, onUnhandledSignal);
 }

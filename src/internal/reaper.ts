@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
+import { GROUP_TOKEN_VARIABLE, processToken } from './group-token.js';
 
 /**
  * A watchdog for the one end mcpkit cannot handle itself: being SIGKILLed (or crashing in native code).
@@ -8,6 +9,7 @@ import type { Writable } from 'node:stream';
  * keep running after EOF (server-everything does, with its timers) would be orphaned for good. The reaper
  * is a small Node process in its own group that mcpkit tells, over a pipe, which process groups it runs;
  * when that pipe closes, mcpkit is gone, and the reaper SIGKILLs every group it was told of, then exits.
+ * It also SIGKILLs every process carrying mcpkit's token (`group-token.ts`): what left a group by `setsid`.
  * On a normal exit mcpkit has already killed its groups and the reaper just exits.
  *
  * Every mcpkit that starts a process starts one reaper with it, one-shot commands too (`mcpkit call` is
@@ -22,10 +24,25 @@ const SOURCE = `
 process.title = 'mcpkit-reaper';
 const groups = new Set();
 let rest = '';
+const owner = process.argv[2] ? process.argv[2] + '.' : '';
+const marked = () => {
+  const fs = require('node:fs');
+  let names = [];
+  try { names = fs.readdirSync('/proc'); } catch {}
+  for (const name of names) {
+    if (!/^\\d+$/.test(name) || Number(name) === process.pid) continue;
+    let env = '';
+    try { env = fs.readFileSync('/proc/' + name + '/environ', 'latin1'); } catch { continue; }
+    const entry = env.split('\\0').find((e) => e.startsWith('${GROUP_TOKEN_VARIABLE}='));
+    if (!entry || !entry.slice(${GROUP_TOKEN_VARIABLE.length + 1}).split(':').some((t) => t.startsWith(owner))) continue;
+    try { process.kill(Number(name), 'SIGKILL'); } catch {}
+  }
+};
 const reap = () => {
   for (const pgid of groups) {
     try { process.kill(-pgid, 'SIGKILL'); } catch {}
   }
+  if (owner) marked();
   process.exit(0);
 };
 process.stdin.setEncoding('utf8');
@@ -52,7 +69,8 @@ let reaper: ChildProcessByStdio<Writable, null, null> | undefined;
 /** Starts the reaper (once) and tells it the groups that already run. */
 export function startReaper(groups: Iterable<number>): void {
   if (reaper) return;
-  const child = spawn(process.execPath, ['-e', SOURCE, MARKER], {
+  // Its argument after the marker: the token whose marked processes it kills too (`group-token.ts`).
+  const child = spawn(process.execPath, ['-e', SOURCE, MARKER, processToken], {
     // Its own group: a signal to mcpkit's group (Ctrl-C in a terminal) must not take it along.
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],

@@ -6,9 +6,9 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import lockfile from 'proper-lockfile';
 import { userConfigDir } from '../../config/index.js';
 import { McpkitError } from '../../errors/index.js';
+import { withFileLock } from '../../internal/file-lock.js';
 import { readTextIfExists, writeFileAtomic } from '../../internal/text-file.js';
 import type { StoredDpopKey } from './dpop-key.js';
 
@@ -69,14 +69,12 @@ interface StoreFile {
   servers: Record<string, ServerAuthRecord>;
 }
 
-const LOCK_OPTIONS = {
-  realpath: false,
-  // A lock older than this belongs to a process that died holding it.
-  stale: 15_000,
-  retries: { retries: 200, factor: 1.3, minTimeout: 10, maxTimeout: 250 },
-  // A lock taken over (we stalled past `stale`) must not crash a gateway: the store's writes stay atomic.
-  onCompromised: () => undefined,
-};
+/**
+ * A lock older than 15 s belongs to a process that died holding it; a waiter gives up after 45 s (a
+ * refresh at the authorization server takes seconds). A lock taken over from a holder that stalled past
+ * the stale time does no harm: the store's writes stay atomic.
+ */
+const LOCK_OPTIONS = { staleMs: 15_000, timeoutMs: 45_000 };
 
 /**
  * The token store as one JSON file, `oauth.json` in the user config dir: mode 0600, written atomically
@@ -130,22 +128,21 @@ export class FileTokenStore implements TokenStore {
     return this.locked(`${this.file}.${key}.refresh`, work);
   }
 
-  /** `work` while holding `<target>.lock` (proper-lockfile tracks its locks by target, so one target each). */
+  /** `work` while holding `<target>.lock` (a lock of its own per target, so a refresh and a write can overlap). */
   private async locked<T>(target: string, work: () => Promise<T>): Promise<T> {
-    let release: (() => Promise<void>) | undefined;
+    let locking = true;
     try {
       await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      release = await lockfile.lock(target, LOCK_OPTIONS);
+      return await withFileLock(target, LOCK_OPTIONS, () => {
+        locking = false;
+        return work();
+      });
     } catch (cause) {
+      if (!locking) throw cause;
       throw new McpkitError('IO', `cannot lock the token store ${this.file}: ${(cause as Error).message}`, {
         cause,
         file: this.file,
       });
-    }
-    try {
-      return await work();
-    } finally {
-      await release().catch(() => undefined);
     }
   }
 
