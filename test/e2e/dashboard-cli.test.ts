@@ -89,7 +89,7 @@ describe('mcpkit gateway -t http --audit, and mcpkit dashboard', () => {
 
     gateway.kill('SIGTERM');
     const code = await new Promise((resolve) => gateway?.once('exit', resolve));
-    expect(code).toBe(0);
+    expect(code).toBe(143);
     expect(await readdir(join(ws.root, 'state', 'gateways'))).toEqual([]);
 
     const audit = await readFile(join(ws.project, 'logs', 'audit.jsonl'), 'utf8');

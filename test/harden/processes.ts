@@ -37,7 +37,7 @@ export interface ProcessOutcome {
   notes: string[];
 }
 
-/** What one scenario started: mcpkit, the groups under it, its reaper, and a daemon (not ours to count). */
+/** What one scenario started: mcpkit, the groups under it, its reaper, and a daemon (it left by setsid). */
 interface Started {
   child: ChildProcess;
   exited: Promise<unknown>;
@@ -180,6 +180,8 @@ export async function runProcessScenario(
     const left = () => [
       ...current.groups.flatMap((g) => groupMembers(g).map((m) => m.pid)),
       ...running(current.reaper ? [current.reaper] : []),
+      // A daemon that left its group carries its group's mark: it must be gone too (issue 34).
+      ...running(current.daemon ? [current.daemon] : []),
     ];
     await eventually(() => (left().length === 0 ? true : undefined), GONE_BUDGET_MS).catch(() => {
       outcome.orphans += left().length;
