@@ -19,10 +19,11 @@ import { groupMemberStats, procStat } from './proc-stat.js';
  * mcpkit that starts a process sweeps what they left. Linux only (identity needs /proc); elsewhere the
  * reaper is the last line.
  *
- * The file is `<dir>/<pid>-<start time>-<thread id>` (worker threads share a pid), one line per change: `boot <boot id>`,
- * `token <its group token>` (`group-token.ts`), then `+<pgid> <leader start time>` and `-<pgid>`. Appends are a few microseconds each, once per spawned process and once per group
- * gone; a bridge running a program per call would grow it without end, so it is rewritten with only the live
- * groups when changes outnumber them. A clean exit deletes the file.
+ * The file is `<dir>/<pid>-<start time>-<thread id>` (worker threads share a pid): `boot <boot id>`, `token
+ * <its token>` (`group-token.ts`: a process that left a group is found by it), then one line per change,
+ * `+<pgid> <leader start time>` and `-<pgid>`. Appends are a few microseconds each, once per spawned process and
+ * once per group gone; a bridge running a program per call would grow it without end, so it is rewritten with
+ * only the live groups when changes outnumber them. A clean exit deletes the file.
  */
 
 /** `$XDG_RUNTIME_DIR/mcpkit/groups` (emptied at logout and boot), else `$XDG_STATE_HOME/mcpkit/groups`. */

@@ -34,7 +34,8 @@ const marked = () => {
     let env = '';
     try { env = fs.readFileSync('/proc/' + name + '/environ', 'latin1'); } catch { continue; }
     const entry = env.split('\\0').find((e) => e.startsWith('${GROUP_TOKEN_VARIABLE}='));
-    if (!entry || !entry.slice(${GROUP_TOKEN_VARIABLE.length + 1}).split(':').some((t) => t.startsWith(owner))) continue;
+    const tokens = entry ? entry.slice(${GROUP_TOKEN_VARIABLE.length + 1}).split(':') : [];
+    if (!tokens.some((t) => t.startsWith(owner))) continue;
     try { process.kill(Number(name), 'SIGKILL'); } catch {}
   }
 };

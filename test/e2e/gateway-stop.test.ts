@@ -201,6 +201,19 @@ describe.skipIf(!hasProcTable)('a grandchild that called setsid does not outlive
     await eventually(() => (alive(sleeper) ? undefined : true), 10_000);
   });
 
+  it('gateway SIGKILL: its reaper kills the re-parented sleeper too', async () => {
+    const pidFile = join(ws.root, 'sleeper.pid');
+    await writeProjectConfig(ws, {
+      daemonizing: { command: process.execPath, args: [RAW, '--setsid-grandchild', pidFile] },
+    });
+    const gateway = startGateway('stdio');
+    await untilStderr(gateway, ' ready, ');
+    const sleeper = Number(await eventually(() => readFile(pidFile, 'utf8').catch(() => undefined)));
+    started.push(sleeper, ...descendantsOf(gateway.child.pid as number));
+    gateway.child.kill('SIGKILL');
+    await eventually(() => (alive(sleeper) ? undefined : true), 10_000);
+  });
+
   it('a completed `mcpkit call`: the sleeper is gone when mcpkit has exited', async () => {
     const pidFile = join(ws.root, 'sleeper.pid');
     const r = await runCli(ws, ['call', 'env', '--', process.execPath, RAW, '--setsid-grandchild', pidFile]);
