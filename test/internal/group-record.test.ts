@@ -52,6 +52,24 @@ const boot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').tri
 const record = (owner: string, lines: string[]) => writeFile(join(dir, owner), `${lines.join('\n')}\n`);
 
 describe.skipIf(!hasProcTable)('sweepOrphanedGroups', () => {
+  it("kills what left a dead mcpkit's groups (setsid) by the token in its environment, not another's", async () => {
+    const marked = (value: string) => {
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6);'], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, MCPKIT_GROUP: value },
+      });
+      sleepers.push(child);
+      return child.pid as number;
+    };
+    const left = marked('0123456789ab.1:deadbeef0000.3');
+    const other = marked('0123456789ab.1:feedfeed0000.3');
+    await record(DEAD_OWNER, [`boot ${boot()}`, 'token deadbeef0000']);
+    sweepOrphanedGroups();
+    await eventually(() => (alive(left) ? undefined : true));
+    expect(alive(other)).toBe(true);
+  });
+
   it("kills the live groups of a dead mcpkit's record, then deletes the record", async () => {
     const pid = sleeper();
     await eventually(() => (startOf(pid) ? true : undefined));
