@@ -26,20 +26,28 @@ export interface ClientStdin {
   input: PassThrough;
   /** Serving has begun: from now on the server itself notices the end (its `onClose`). */
   serving(): void;
+  /** Stops reading stdin (serving is over): an open stdin must not keep the process alive. */
+  release(): void;
 }
 
 /** Starts reading the process's stdin for a stdio server that takes time to start. */
 export function watchClientStdin(): ClientStdin {
   const input = new PassThrough();
   let serving = false;
-  process.stdin.once('end', () => {
+  const ended = () => {
     if (!serving) stopProcess('eof');
-  });
+  };
+  process.stdin.once('end', ended);
   process.stdin.pipe(input);
   return {
     input,
     serving: () => {
       serving = true;
+    },
+    release: () => {
+      process.stdin.off('end', ended);
+      process.stdin.unpipe(input);
+      process.stdin.pause();
     },
   };
 }
@@ -133,7 +141,10 @@ export async function serveUntilDone(
         ...(intercept ? { intercept } : {}),
       });
       client?.serving();
-      closeFront = () => handle.close();
+      closeFront = async () => {
+        await handle.close();
+        client?.release();
+      };
     }
     await done;
     // Stop taking requests and let the calls in progress end (the balancer moves on to other replicas).

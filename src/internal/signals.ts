@@ -83,7 +83,14 @@ export function stop(cause: StopCause): void {
   if (now.length === 0) hardStop(cause);
   const grace = Math.max(...now.map((s) => s.graceMs));
   // The backstop: unref'd, so it never keeps a finished process alive.
-  setTimeout(() => hardStop(cause), SHUTDOWN_BUDGET_MS + grace + HARD_STOP_MARGIN_MS).unref();
+  const budget = SHUTDOWN_BUDGET_MS + grace + HARD_STOP_MARGIN_MS;
+  setTimeout(() => {
+    // Worth a line: a shutdown that overran is a bug or a hung server (the line tests look for, too).
+    process.stderr.write(
+      `mcpkit: still shutting down after ${budget / 1000} s; stopping every process now\n`,
+    );
+    hardStop(cause);
+  }, budget).unref();
   for (const step of now) step.run(cause);
 }
 

@@ -110,10 +110,14 @@ function stop(gateway: RunningGateway, how: Stop): void {
   else gateway.child.kill(how);
 }
 
-/** Ends well before `--ready-wait` would have, with `codes`, and no process it started is left. */
+/**
+ * Ends well before `--ready-wait` would have, with `codes`, and no process it started is left; and not by the
+ * backstop that ends a shutdown overrunning its budget (it says so on stderr).
+ */
 async function endsClean(gateway: RunningGateway, before: number[], codes: number[]): Promise<void> {
   const ended = await eventually(() => gateway.ended, 15_000);
   expect(codes).toContain(ended.code);
+  expect(gateway.stderr()).not.toContain('still shutting down');
   await eventually(() => (before.every((pid) => !alive(pid)) ? true : undefined), 10_000);
 }
 
