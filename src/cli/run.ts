@@ -5,8 +5,8 @@ import { exitCodeOf, ownSignals, stopCause } from '../internal/signals.js';
 import { type CliIO, processIO } from './io.js';
 import { CLI_VERSION } from './version.js';
 
-/** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong; 128 + n stopped by signal n. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, hangup: 129, cancelled: 130, terminated: 143 } as const;
+/** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong; 128 + n stopped by signal n (signals.ts). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;
 
 /** Commands that talk to a server; after `--` comes an ad-hoc stdio server for them. */
 const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping', 'check', 'tasks'];
