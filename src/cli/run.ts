@@ -5,7 +5,7 @@ import { exitCodeOf, ownSignals, stopCause } from '../internal/signals.js';
 import { type CliIO, processIO } from './io.js';
 import { CLI_VERSION } from './version.js';
 
-/** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong; 128 + n stopped by signal n (signals.ts). */
+/** Exit statuses: 0 ok, 1 the operation failed, 2 the command line was wrong; 128 + n stopped by signal n. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;
 
 /** Commands that talk to a server; after `--` comes an ad-hoc stdio server for them. */
