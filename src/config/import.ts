@@ -8,7 +8,7 @@ import { clientFormat } from './formats/clients.js';
 import type { ClientId } from './formats/types.js';
 import { GATEWAY_LOOP, runsMcpkitGateway } from './gateway-entry.js';
 import { configFile, type Scope } from './paths.js';
-import { formatIssues, parseServerEntry } from './schema.js';
+import { formatIssues, parseServerEntry, sanitizeName } from './schema.js';
 import { addServers, SERVERS_KEY } from './store.js';
 
 /** Options for {@link importServers}. */
@@ -96,16 +96,6 @@ export async function importServers(options: ImportOptions): Promise<ImportRepor
   }
   if (!options.dryRun && batch.length > 0) await addServers(batch, { ...options, force: true });
   return report;
-}
-
-/** A client's server name made valid for mcpkit: other characters become `-`, `__` becomes `_`. */
-export function sanitizeName(name: string): string {
-  const cleaned = name
-    .replace(/[^A-Za-z0-9_-]+/g, '-')
-    .replace(/_{2,}/g, '_')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64);
-  return cleaned === '' ? 'server' : cleaned;
 }
 
 async function findSource(from: string | undefined, candidates: string[], label: string, cwd: string) {

@@ -19,7 +19,6 @@ export {
   type ImportReport,
   importServers,
   type ServerNote,
-  sanitizeName,
 } from './import.js';
 export { formatKeyHints, type KeyHint, keyHints } from './key-hints.js';
 export { MASK, maskEntry, maskUrl } from './mask.js';
@@ -57,6 +56,7 @@ export {
   ServerNameSchema,
   type StdioServer,
   StdioServerSchema,
+  sanitizeName,
   type TransportKind,
   transportOf,
   type ValidationIssue,

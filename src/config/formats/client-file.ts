@@ -1,8 +1,7 @@
 import { parse, stringify, TomlError } from 'smol-toml';
 import { McpkitError } from '../../errors/index.js';
-import { editJsonText, readJsonDocument } from '../../internal/json-document.js';
+import { editJsonText, type JsonEdit, readJsonDocument } from '../../internal/json-document.js';
 import { readTextIfExists } from '../../internal/text-file.js';
-import type { EntryPlan } from '../export-merge.js';
 import { setTomlTables } from './toml-merge.js';
 import type { ClientFormat } from './types.js';
 
@@ -12,6 +11,18 @@ export interface ClientDocument {
   exists: boolean;
   text: string;
   value: Record<string, unknown>;
+}
+
+/** What an export does to one entry of the client's file. */
+export interface EntryPlan {
+  name: string;
+  /** Where the entry sits in the client's file. */
+  path: readonly string[];
+  status: 'added' | 'replaced' | 'unchanged';
+  /** The entry as it will read in the client's file, keys mcpkit does not know included. */
+  native: Record<string, unknown>;
+  /** For JSON files: the smallest edits that turn the old entry into `native`. */
+  edits: JsonEdit[];
 }
 
 /** Reads a client's file in its syntax; a syntax error throws CONFIG_PARSE with line:col. */
