@@ -9,6 +9,7 @@ import type { ClientId } from './formats/types.js';
 import { GATEWAY_LOOP, runsMcpkitGateway } from './gateway-entry.js';
 import { configFile, type Scope } from './paths.js';
 import { formatIssues, parseServerEntry, sanitizeName } from './schema.js';
+import { type MovedSecret, moveSecretsToVariables, type VariableNames } from './secret-references.js';
 import { addServers, SERVERS_KEY } from './store.js';
 
 /** Options for {@link importServers}. */
@@ -36,6 +37,11 @@ export interface ImportReport {
   imported: { name: string; originalName?: string; replaced: boolean }[];
   skipped: ServerNote[];
   notes: ServerNote[];
+  /**
+   * Secrets written out in the client's file that were written into the project file as `${VAR}`
+   * references instead (project scope only: that file is committed); the user sets these variables.
+   */
+  secrets: (MovedSecret & { name: string })[];
 }
 
 /**
@@ -61,7 +67,9 @@ export async function importServers(options: ImportOptions): Promise<ImportRepor
     imported: [],
     skipped: [],
     notes: read.notes.map((message) => ({ name: '', message })),
+    secrets: [],
   };
+  const variables: VariableNames = new Map();
   const batch: { name: string; entry: unknown }[] = [];
   for (const native of read.servers) {
     const name = sanitizeName(native.name);
@@ -89,7 +97,13 @@ export async function importServers(options: ImportOptions): Promise<ImportRepor
       report.skipped.push({ name, message: `exists in ${options.scope} scope (use --force to replace it)` });
       continue;
     }
-    batch.push({ name, entry: parsed.entry });
+    let entry = parsed.entry;
+    if (options.scope === 'project') {
+      const moved = moveSecretsToVariables(name, entry, variables);
+      entry = moved.entry;
+      for (const secret of moved.moved) report.secrets.push({ name, ...secret });
+    }
+    batch.push({ name, entry });
     report.imported.push(
       name === native.name ? { name, replaced } : { name, originalName: native.name, replaced },
     );
