@@ -65,12 +65,17 @@ export function mergeServers(
   if (changed.length === 0) return { text: doc.text, notes: [] };
   if (format.syntax === 'toml') {
     const [root = 'mcp_servers'] = format.serversPath;
-    const tables = Object.fromEntries(changed.map((plan) => [plan.name, plan.native]));
-    const merged = setTomlTables(doc.text, doc.value, root, tables);
-    const notes = merged.commentsLost
-      ? [`${doc.file}: its layout could not be edited in place; rewritten in full, comments dropped`]
-      : [];
-    return { text: merged.text, notes };
+    // Keyed by where each entry sits: a renamed import ("my.notes" → my-notes) is replaced under its own name.
+    const tables = Object.fromEntries(changed.map((plan) => [plan.path.at(-1) as string, plan.native]));
+    const text = setTomlTables(doc.text, doc.value, root, tables);
+    if (text === undefined) {
+      throw new McpkitError(
+        'IO',
+        `${doc.file}: ${root} is written in a shape mcpkit cannot edit in place (the whole table inline, dotted keys, or an inline table across lines); nothing written — write each server as a [${root}.NAME] table, or paste what \`mcpkit export ${format.id}\` prints`,
+        { file: doc.file },
+      );
+    }
+    return { text, notes: [] };
   }
   const edits = changed.flatMap((plan) => plan.edits);
   return { text: editJsonText({ ...doc, jsonc: format.syntax === 'jsonc' }, edits), notes: [] };
