@@ -62,6 +62,7 @@ export {
   type ValidationIssue,
 } from './schema.js';
 export { isPlainSecret, looksLikeToken, maskArgs, maskSecretsIn, secretArgs } from './secrets.js';
+export { serverIdentity } from './server-identity.js';
 export {
   type AddServersOptions,
   addServers,
