@@ -27,12 +27,13 @@ import { parseDbTarget } from '../search/db/db-target.js';
 import { parseStoreUrl } from '../search/pg-store/store-url.js';
 import type { HttpMount } from '../serve/http.js';
 import { count } from './format.js';
+import { checkTokens, checkWritable } from './gateway-flags.js';
 import { type ObserverFlags, startObservers } from './gateway-observers.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
 import { replicaState, stateUrl } from './scale-out.js';
-import { addServeOptions, authMode, checkServeFlags } from './serve-options.js';
+import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone } from './serve-until-done.js';
 
 interface GatewayFlags extends ServeFlags, ObserverFlags {
@@ -143,6 +144,9 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
       // Every flag's value is checked before anything binds or starts: a bad token file is one line, not a
       // failure found after every upstream came up.
       await checkTokens(flags);
+      if (flags.audit !== undefined) await checkWritable('--audit', resolve(io.cwd, flags.audit));
+      if (flags.toolIndex !== undefined)
+        await checkWritable('--tool-index', resolve(io.cwd, flags.toolIndex));
       if (flags.transport !== 'http' && (flags.dashboardPayloads || !flags.dashboard))
         usage('--dashboard-payloads, --no-dashboard: only with -t http (the dashboard is served over HTTP)');
       // Bound before any upstream starts: a busy port fails at once, not after the servers are up.
@@ -345,19 +349,6 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         await state?.close();
       }
     });
-}
-
-/** `--tokens FILE` (or MCPKIT_AUTH_TOKEN) read and checked the way serving will read it; a bad one is usage. */
-async function checkTokens(flags: GatewayFlags): Promise<void> {
-  if (flags.transport !== 'http' || authMode(flags) !== 'token') return;
-  const { BearerTokens } = await import('../serve/bearer-tokens.js');
-  try {
-    if (flags.tokens === undefined)
-      BearerTokens.single('env', process.env.MCPKIT_AUTH_TOKEN ?? '', 'MCPKIT_AUTH_TOKEN');
-    else BearerTokens.fromFile(flags.tokens);
-  } catch (error) {
-    usage(`--tokens: ${(error as Error).message}`);
-  }
 }
 
 /** Each profile at `/mcp/<name>`, beside `/mcp` (every tool). */

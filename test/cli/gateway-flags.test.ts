@@ -51,4 +51,17 @@ describe('gateway flags are checked before anything starts', () => {
     expect(r.stderr).not.toContain('short');
     expect(existsSync(mark)).toBe(false);
   });
+
+  it.each(['--audit', '--tool-index'])(
+    '%s under a file, not a directory: one line, exit 2, no upstream spawned',
+    async (flag) => {
+      const file = join(ws.root, 'plain.txt');
+      await writeFile(file, 'not a directory');
+      const target = join(file, 'out.log');
+      const r = await runInProcess(ws, ['gateway', flag, target]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`mcpkit: ${flag}: cannot write ${target} (${file} is not a directory)\n`);
+      expect(existsSync(mark)).toBe(false);
+    },
+  );
 });
