@@ -27,6 +27,7 @@ import { parseDbTarget } from '../search/db/db-target.js';
 import { parseStoreUrl } from '../search/pg-store/store-url.js';
 import type { HttpMount } from '../serve/http.js';
 import { count } from './format.js';
+import { checkTokens, checkWritable } from './gateway-flags.js';
 import { type ObserverFlags, startObservers } from './gateway-observers.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
@@ -140,6 +141,12 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
     )
     .action(async (flags: GatewayFlags) => {
       checkServeFlags('gateway', flags);
+      // Every flag's value is checked before anything binds or starts: a bad token file is one line, not a
+      // failure found after every upstream came up.
+      await checkTokens(flags);
+      if (flags.audit !== undefined) await checkWritable('--audit', resolve(io.cwd, flags.audit));
+      if (flags.toolIndex !== undefined)
+        await checkWritable('--tool-index', resolve(io.cwd, flags.toolIndex));
       if (flags.transport !== 'http' && (flags.dashboardPayloads || !flags.dashboard))
         usage('--dashboard-payloads, --no-dashboard: only with -t http (the dashboard is served over HTTP)');
       // A stdio client that leaves while the upstreams start stops the gateway then, not after --ready-wait.
@@ -329,6 +336,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
         const pins = await new PinStore(
           state ? new RedisPins(state.redis) : `${userConfigDir(io.env)}/pins.json`,
         ).load();
+        pins.identify([server]);
         runtime = await Runtime.create({
           servers: [{ name: server.name, entry: server.entry }],
           env: io.env,

@@ -47,6 +47,12 @@ export function registerTransferCommands(program: Command, io: CliIO, _adhoc?: r
           );
         }
         printSkipped(io, report.skipped);
+        const written = opts.dryRun ? 'would be written' : 'written';
+        for (const s of report.secrets) {
+          io.err(
+            `warning: ${s.name}: ${s.where} holds a secret; ${written} to ${report.target} as \${${s.variable}}: set ${s.variable} where mcpkit runs (the value is in ${report.source})\n`,
+          );
+        }
       },
     );
 

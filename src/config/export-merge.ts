@@ -1,21 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonEdit } from '../internal/json-document.js';
+import type { EntryPlan } from './formats/client-file.js';
 import { isRecord } from './formats/json-family.js';
 import type { ClientContext, ClientFormat } from './formats/types.js';
-import { sanitizeName } from './import.js';
-import { parseServerEntry, type ServerEntry } from './schema.js';
-
-/** What an export does to one entry of the client's file. */
-export interface EntryPlan {
-  name: string;
-  /** Where the entry sits in the client's file. */
-  path: readonly string[];
-  status: 'added' | 'replaced' | 'unchanged';
-  /** The entry as it will read in the client's file, keys mcpkit does not know included. */
-  native: Record<string, unknown>;
-  /** For JSON files: the smallest edits that turn the old entry into `native`. */
-  edits: JsonEdit[];
-}
+import { parseServerEntry, type ServerEntry, sanitizeName } from './schema.js';
 
 /**
  * Plans writing `entry` over what the client's file holds under its name, so that a round trip keeps

@@ -8,7 +8,8 @@ import { clientFormat } from './formats/clients.js';
 import type { ClientId } from './formats/types.js';
 import { GATEWAY_LOOP, runsMcpkitGateway } from './gateway-entry.js';
 import { configFile, type Scope } from './paths.js';
-import { formatIssues, parseServerEntry } from './schema.js';
+import { formatIssues, parseServerEntry, sanitizeName } from './schema.js';
+import { type MovedSecret, moveSecretsToVariables, type VariableNames } from './secret-references.js';
 import { addServers, SERVERS_KEY } from './store.js';
 
 /** Options for {@link importServers}. */
@@ -36,6 +37,11 @@ export interface ImportReport {
   imported: { name: string; originalName?: string; replaced: boolean }[];
   skipped: ServerNote[];
   notes: ServerNote[];
+  /**
+   * Secrets written out in the client's file that were written into the project file as `${VAR}`
+   * references instead (project scope only: that file is committed); the user sets these variables.
+   */
+  secrets: (MovedSecret & { name: string })[];
 }
 
 /**
@@ -61,7 +67,9 @@ export async function importServers(options: ImportOptions): Promise<ImportRepor
     imported: [],
     skipped: [],
     notes: read.notes.map((message) => ({ name: '', message })),
+    secrets: [],
   };
+  const variables: VariableNames = new Map();
   const batch: { name: string; entry: unknown }[] = [];
   for (const native of read.servers) {
     const name = sanitizeName(native.name);
@@ -89,23 +97,19 @@ export async function importServers(options: ImportOptions): Promise<ImportRepor
       report.skipped.push({ name, message: `exists in ${options.scope} scope (use --force to replace it)` });
       continue;
     }
-    batch.push({ name, entry: parsed.entry });
+    let entry = parsed.entry;
+    if (options.scope === 'project') {
+      const moved = moveSecretsToVariables(name, entry, variables);
+      entry = moved.entry;
+      for (const secret of moved.moved) report.secrets.push({ name, ...secret });
+    }
+    batch.push({ name, entry });
     report.imported.push(
       name === native.name ? { name, replaced } : { name, originalName: native.name, replaced },
     );
   }
   if (!options.dryRun && batch.length > 0) await addServers(batch, { ...options, force: true });
   return report;
-}
-
-/** A client's server name made valid for mcpkit: other characters become `-`, `__` becomes `_`. */
-export function sanitizeName(name: string): string {
-  const cleaned = name
-    .replace(/[^A-Za-z0-9_-]+/g, '-')
-    .replace(/_{2,}/g, '_')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64);
-  return cleaned === '' ? 'server' : cleaned;
 }
 
 async function findSource(from: string | undefined, candidates: string[], label: string, cwd: string) {

@@ -19,7 +19,6 @@ export {
   type ImportReport,
   importServers,
   type ServerNote,
-  sanitizeName,
 } from './import.js';
 export { formatKeyHints, type KeyHint, keyHints } from './key-hints.js';
 export { MASK, maskEntry, maskUrl } from './mask.js';
@@ -57,11 +56,13 @@ export {
   ServerNameSchema,
   type StdioServer,
   StdioServerSchema,
+  sanitizeName,
   type TransportKind,
   transportOf,
   type ValidationIssue,
 } from './schema.js';
 export { isPlainSecret, looksLikeToken, maskArgs, maskSecretsIn, secretArgs } from './secrets.js';
+export { serverIdentity } from './server-identity.js';
 export {
   type AddServersOptions,
   addServers,

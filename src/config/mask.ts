@@ -43,12 +43,15 @@ export function maskUrl(url: string): string {
     parsed.password = 'MASKED';
     changed = true;
   }
-  for (const key of [...parsed.searchParams.keys()]) {
-    if (SECRET_QUERY_KEY.test(key)) {
-      parsed.searchParams.set(key, 'MASKED');
-      changed = true;
-    }
+  for (const key of secretQueryKeys(parsed)) {
+    parsed.searchParams.set(key, 'MASKED');
+    changed = true;
   }
   // URL would percent-encode "***", so a placeholder is swapped in afterwards.
   return changed ? parsed.toString().replaceAll('MASKED', MASK) : url;
+}
+
+/** The query parameters of a URL whose names look like credentials (`api_key`, `token`, `sig`…). */
+export function secretQueryKeys(url: URL): string[] {
+  return [...new Set(url.searchParams.keys())].filter((key) => SECRET_QUERY_KEY.test(key));
 }

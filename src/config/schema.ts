@@ -162,6 +162,16 @@ export function parseServerEntry(value: unknown): ParseEntryResult {
   };
 }
 
+/** A client's server name made valid for mcpkit: other characters become `-`, `__` becomes `_`. */
+export function sanitizeName(name: string): string {
+  const cleaned = name
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/_{2,}/g, '_')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64);
+  return cleaned === '' ? 'server' : cleaned;
+}
+
 /** Checks a name; returns the reason it is invalid, or undefined when it is fine. */
 export function checkServerName(name: string): string | undefined {
   const parsed = ServerNameSchema.safeParse(name);

@@ -179,6 +179,7 @@ export class Gateway {
     if (mode !== 'off') {
       const file = options.pinFile ?? join(userConfigDir(options.env ?? process.env), 'pins.json');
       gateway.pins = await new PinStore(options.pinStore ?? file).load();
+      gateway.pins.identify(options.servers);
     }
     const taskFile =
       options.taskFile ?? join(userConfigDir(options.env ?? process.env), 'gateway-tasks.json');
@@ -298,6 +299,7 @@ export class Gateway {
 
   /** Applies a new server list (live config): starts, stops and restarts upstreams as needed. */
   async reconcile(servers: readonly RuntimeServerConfig[]) {
+    this.pins?.identify(servers);
     const result = await this.upstreams.reconcile(servers);
     for (const name of result.removed)
       for (const [tool, server] of this.known) if (server === name) this.known.delete(tool);

@@ -6,14 +6,15 @@ const SERVERS = 'mcpkit:pins';
 export const PINS_CHANNEL = 'mcpkit:pins-trusted';
 
 // One server's pins replaced whole, atomically: a replica reading at the same time sees old or new, never half.
+// No pins removes the server (a name-keyed table of an older mcpkit, moved to its server's identity).
 const REPLACE = `redis.call('DEL', KEYS[1])
 for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('SADD', KEYS[2], KEYS[3])
+if #ARGV == 0 then redis.call('SREM', KEYS[2], KEYS[3]) else redis.call('SADD', KEYS[2], KEYS[3]) end
 return 1`;
 
 /**
- * Pins in Redis, shared by gateway replicas (`--state redis://…`): one hash per server
- * (`mcpkit:pins:<server>`, tool → pin), a first sighting written only where no pin is (HSETNX), a
+ * Pins in Redis, shared by gateway replicas (`--state redis://…`): one hash per server identity
+ * (`mcpkit:pins:<identity>`, tool → pin; keys of older versions are server names, see `PinStore.identify`), a first sighting written only where no pin is (HSETNX), a
  * `trust` replacing a server's hash in one script and announced on {@link PINS_CHANNEL}.
  */
 export class RedisPins implements PinBackend {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
+import { type ServerEntry, serverIdentity } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { readTextIfExists, writeFileAtomic } from '../internal/text-file.js';
 
@@ -47,7 +48,10 @@ export interface PinRecord {
   pinnedAt: string;
 }
 
-/** Every server's pins: server → tool → pin. */
+/**
+ * Every server's pins: server identity (see {@link PinStore.identify}) → tool → pin. A key without `:` is a
+ * server name, as files written before identities held them: read once, moved to the identity that claims it.
+ */
 export type PinTable = Record<string, Record<string, PinRecord>>;
 
 /** A first sighting of a tool, to be pinned unless a pin is there by now. */
@@ -59,7 +63,8 @@ export interface PinSighting {
 
 /**
  * Where pins live: a file (one machine) or a shared store (replicas, see `RedisPins`). `write` applies
- * `trust` replacements whole and first sightings only where no pin is, and returns the table after.
+ * `trust` replacements whole (an empty one removes the key) and first sightings only where no pin is, and
+ * returns the table after.
  */
 export interface PinBackend {
   read(): Promise<PinTable>;
@@ -94,7 +99,10 @@ export class FilePins implements PinBackend {
     added: readonly PinSighting[],
   ): Promise<PinTable> {
     const current = await this.read();
-    for (const [server, pins] of replaced) current[server] = pins;
+    for (const [server, pins] of replaced) {
+      if (Object.keys(pins).length > 0) current[server] = pins;
+      else delete current[server];
+    }
     for (const { server, tool, pin } of added) {
       const pins = current[server] ?? {};
       pins[tool] ??= pin;
@@ -118,6 +126,8 @@ export class PinStore {
   private readonly added: PinSighting[] = [];
   private readonly replaced = new Map<string, Record<string, PinRecord>>();
   private readonly backend: PinBackend;
+  /** Server name → identity, for the servers {@link identify} was told about. */
+  private readonly identities = new Map<string, string>();
 
   /** A pin file's path, or another {@link PinBackend}. */
   constructor(where: string | PinBackend) {
@@ -130,8 +140,33 @@ export class PinStore {
     return this;
   }
 
+  /**
+   * Keys these servers' pins by what identifies each (its command and arguments, or its URL; see
+   * `serverIdentity`) instead of its name, so two projects' `memory` servers that run different things do
+   * not warn about each other. An in-process server (a `transport` of its own) has nothing but its name.
+   * Pins an older file kept under the name move to the first identity that claims it (saved with the next
+   * {@link save}). Servers not identified are keyed by name.
+   */
+  identify(servers: readonly { name: string; entry: ServerEntry; transport?: unknown }[]): void {
+    for (const { name, entry, transport } of servers) {
+      const key = transport === undefined ? serverIdentity(entry) : name;
+      this.identities.set(name, key);
+      const legacy = this.data[name];
+      if (key === name || this.data[key] !== undefined || legacy === undefined) continue;
+      this.data[key] = legacy;
+      delete this.data[name];
+      this.replaced.set(key, legacy);
+      this.replaced.set(name, {});
+    }
+  }
+
+  private keyOf(server: string): string {
+    return this.identities.get(server) ?? server;
+  }
+
   /** Compares a tool with its pin; a tool never seen is pinned now (saved with the next {@link save}). */
-  check(server: string, tool: Tool): PinVerdict {
+  check(name: string, tool: Tool): PinVerdict {
+    const server = this.keyOf(name);
     const hash = toolFingerprint(tool);
     const pins = this.data[server] ?? {};
     this.data[server] = pins;
@@ -146,14 +181,15 @@ export class PinStore {
   }
 
   /** Compares a tool with its pin without pinning it: `new` when it has none. */
-  peek(server: string, tool: Tool): PinVerdict {
-    const pin = this.data[server]?.[tool.name];
+  peek(name: string, tool: Tool): PinVerdict {
+    const pin = this.data[this.keyOf(name)]?.[tool.name];
     if (!pin) return 'new';
     return pin.hash === toolFingerprint(tool) ? 'same' : 'changed';
   }
 
   /** Replaces a server's pins with these definitions; returns how many differed from the old pins. */
-  trust(server: string, tools: readonly Tool[]): { pinned: number; changed: number } {
+  trust(name: string, tools: readonly Tool[]): { pinned: number; changed: number } {
+    const server = this.keyOf(name);
     const old = this.data[server] ?? {};
     const now = new Date().toISOString();
     let changed = 0;

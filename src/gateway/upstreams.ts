@@ -63,6 +63,13 @@ interface Health {
   needsLogin?: string | undefined;
   /** A login shown to a client is under way. */
   loggingIn?: boolean;
+  /**
+   * Down since its last state change was logged: further failures, retries and restarts of this stretch
+   * are counted in the status, not logged again, until it is ready (one line per state change).
+   */
+  down?: boolean;
+  /** The first restart of this down stretch was logged. */
+  restartLogged?: boolean;
 }
 
 /** Events of the upstream set: which lists may have changed, and why. */
@@ -98,6 +105,12 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     this.runtime = runtime;
     runtime.on('server_started', ({ server }) => {
       const health = this.healthOf(server);
+      if (health.down)
+        options.log(
+          `server "${server}": ready again (after ${health.restarts} restart${health.restarts === 1 ? '' : 's'})`,
+        );
+      health.down = false;
+      health.restartLogged = false;
       health.startedAt = Date.now();
       health.gaveUp = false;
       health.needsLogin = undefined;
@@ -106,12 +119,15 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
     });
     runtime.on('server_failed', ({ server, category, message }) => this.onFailed(server, category, message));
     runtime.on('list_changed', ({ server, list }) => this.emit('changed', { server, lists: [list] }));
-    // An unreachable remote upstream says why while it is retried, not only when it gives up.
-    runtime.on('server_retrying', ({ server, attempt, attempts, delayMs, cause }) =>
-      options.log(
-        `server "${server}": ${cause}; retrying in ${delayMs / 1000} s (attempt ${attempt + 1} of ${attempts})`,
-      ),
-    );
+    // An unreachable remote upstream says why as soon as it is retried, once: a dead one retried for hours
+    // logs one line, then one more when it is back.
+    runtime.on('server_retrying', ({ server, cause }) => {
+      const health = this.healthOf(server);
+      health.lastError = cause;
+      if (health.down) return;
+      health.down = true;
+      options.log(`server "${server}": unreachable (${cause}), retrying with backoff`);
+    });
   }
 
   /** Starts every enabled server in parallel; failures are logged and retried, never fatal. */
@@ -260,6 +276,9 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       health.gaveUp = false;
       health.attempt = 0;
       health.refused = undefined;
+      // A new entry is a new story: its first failure is worth a line again.
+      health.down = false;
+      health.restartLogged = false;
       // An entry that runs this gateway would start a copy of it, which starts another: never started.
       if (runsMcpkitGateway(server.entry)) {
         health.refused = SELF_REFERENCE;
@@ -294,7 +313,11 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       this.watchLogins();
       return;
     }
-    this.options.log(`server "${server}" failed (${category}): ${message}`);
+    if (!health.down) {
+      const retried = category === 'config' || category === 'spawn' ? '' : '; restarting with backoff';
+      this.options.log(`server "${server}" failed (${category}): ${message}${retried}`);
+    }
+    health.down = true;
     this.emit('changed', { server, lists: ALL_LISTS });
     // A config error or a missing command will not mend itself: wait for the config to change.
     if (category === 'config' || category === 'spawn') {
@@ -313,7 +336,11 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
       const config = this.desired.get(server);
       if (this.closed || config === undefined) return;
       health.restarts++;
-      this.options.log(`restarting server "${server}" (restart ${health.restarts})`);
+      if (!health.restartLogged)
+        this.options.log(
+          `restarting server "${server}" (restart ${health.restarts}); quiet until it is ready`,
+        );
+      health.restartLogged = true;
       void this.launch(server, config);
     }, delay);
     health.timer.unref();

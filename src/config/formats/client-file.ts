@@ -1,8 +1,7 @@
 import { parse, stringify, TomlError } from 'smol-toml';
 import { McpkitError } from '../../errors/index.js';
-import { editJsonText, readJsonDocument } from '../../internal/json-document.js';
+import { editJsonText, type JsonEdit, readJsonDocument } from '../../internal/json-document.js';
 import { readTextIfExists } from '../../internal/text-file.js';
-import type { EntryPlan } from '../export-merge.js';
 import { setTomlTables } from './toml-merge.js';
 import type { ClientFormat } from './types.js';
 
@@ -12,6 +11,18 @@ export interface ClientDocument {
   exists: boolean;
   text: string;
   value: Record<string, unknown>;
+}
+
+/** What an export does to one entry of the client's file. */
+export interface EntryPlan {
+  name: string;
+  /** Where the entry sits in the client's file. */
+  path: readonly string[];
+  status: 'added' | 'replaced' | 'unchanged';
+  /** The entry as it will read in the client's file, keys mcpkit does not know included. */
+  native: Record<string, unknown>;
+  /** For JSON files: the smallest edits that turn the old entry into `native`. */
+  edits: JsonEdit[];
 }
 
 /** Reads a client's file in its syntax; a syntax error throws CONFIG_PARSE with line:col. */
@@ -54,12 +65,17 @@ export function mergeServers(
   if (changed.length === 0) return { text: doc.text, notes: [] };
   if (format.syntax === 'toml') {
     const [root = 'mcp_servers'] = format.serversPath;
-    const tables = Object.fromEntries(changed.map((plan) => [plan.name, plan.native]));
-    const merged = setTomlTables(doc.text, doc.value, root, tables);
-    const notes = merged.commentsLost
-      ? [`${doc.file}: its layout could not be edited in place; rewritten in full, comments dropped`]
-      : [];
-    return { text: merged.text, notes };
+    // Keyed by where each entry sits: a renamed import ("my.notes" → my-notes) is replaced under its own name.
+    const tables = Object.fromEntries(changed.map((plan) => [plan.path.at(-1) as string, plan.native]));
+    const text = setTomlTables(doc.text, doc.value, root, tables);
+    if (text === undefined) {
+      throw new McpkitError(
+        'IO',
+        `${doc.file}: ${root} is written in a shape mcpkit cannot edit in place (the whole table inline, dotted keys, or an inline table across lines); nothing written — write each server as a [${root}.NAME] table, or paste what \`mcpkit export ${format.id}\` prints`,
+        { file: doc.file },
+      );
+    }
+    return { text, notes: [] };
   }
   const edits = changed.flatMap((plan) => plan.edits);
   return { text: editJsonText({ ...doc, jsonc: format.syntax === 'jsonc' }, edits), notes: [] };

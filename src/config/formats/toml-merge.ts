@@ -5,18 +5,20 @@ import { parse, stringify } from 'smol-toml';
  * Sets `root.NAME` tables in a TOML text while keeping the rest of the text — comments included — as it
  * was. smol-toml (like every TOML library here) drops comments when it re-serialises, and users comment
  * their Codex config, so a replaced table is cut out by its headers and its new text put where it stood:
- * the comment above it stays above it and the tables around it (`[profiles.*]`) keep their places. New
- * tables go after the last `root` table. The result is parsed back and compared with the intended
- * document; if the text had a shape this cannot edit (inline tables, dotted keys), the whole document is
- * re-serialised and `commentsLost` says so.
+ * the comment above it stays above it and the tables around it (`[profiles.*]`) keep their places. A
+ * server written as an inline table under `[root]` (`notes = { command = "x" }`) is replaced on its line,
+ * as an inline table again, its trailing comment kept. New tables go after the last `root` table. The
+ * result is parsed back and compared with the intended document; when the text has a shape this cannot
+ * edit in place (the whole `root` inline, dotted keys, an inline table across lines) the answer is
+ * undefined: the caller refuses rather than rewrite what it did not mean to touch.
  */
 export function setTomlTables(
   text: string,
   original: Record<string, unknown>,
   root: string,
   tables: Record<string, Record<string, unknown>>,
-): { text: string; commentsLost: boolean } {
-  if (Object.keys(tables).length === 0) return { text, commentsLost: false };
+): string | undefined {
+  if (Object.keys(tables).length === 0) return text;
   const rootTable = (original[root] ?? {}) as Record<string, unknown>;
   const expected = { ...original, [root]: { ...rootTable, ...tables } };
   const render = (name: string) =>
@@ -33,8 +35,10 @@ export function setTomlTables(
       // The first block of a replaced table (its header; sub-tables follow) takes the new text.
       if (!placed.has(name)) out.push(...render(name));
       placed.add(name);
+    } else if (block.header?.length === 1 && block.header[0] === root) {
+      out.push(...block.lines.map((line) => replaceInline(line, tables, placed)));
     } else out.push(...block.lines);
-    if (name !== undefined) afterRoot = out.length;
+    if (block.header?.[0] === root) afterRoot = out.length;
     out.push(...block.trailing);
   }
   const added = Object.keys(tables)
@@ -47,12 +51,57 @@ export function setTomlTables(
   } else out.splice(afterRoot, 0, ...added);
   const edited = out.join('\n').replace(/\s*$/, '\n');
   try {
-    if (isDeepStrictEqual(parse(edited), parse(stringify(expected))))
-      return { text: edited, commentsLost: false };
+    if (isDeepStrictEqual(parse(edited), parse(stringify(expected)))) return edited;
   } catch {
-    // The edit produced invalid TOML (e.g. a name also defined inline); fall through.
+    // The edit produced invalid TOML (e.g. a name also defined inline); not ours to rewrite.
   }
-  return { text: stringify(expected).replace(/\s*$/, '\n'), commentsLost: true };
+  return undefined;
+}
+
+const INLINE_ENTRY = /^(\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)(\s*=\s*)\{/;
+
+/** `name = { … }  # note` with the new table inline when `name` is one of `tables`; else the line. */
+function replaceInline(line: string, tables: Record<string, Record<string, unknown>>, placed: Set<string>) {
+  const match = INLINE_ENTRY.exec(line);
+  if (!match) return line;
+  const [head, indent = '', key = '', equals = ''] = match;
+  const name = tableHeader(`[${key}]`)?.[0];
+  if (name === undefined || !Object.hasOwn(tables, name) || placed.has(name)) return line;
+  const end = inlineEnd(line, head.length - 1);
+  if (end === undefined) return line; // spans lines: left, and the check after the edit refuses
+  placed.add(name);
+  return `${indent}${key}${equals}${inlineValue(tables[name])}${line.slice(end)}`;
+}
+
+/** The index just past the `}` that closes the `{` at `start`, skipping strings; undefined if not on this line. */
+function inlineEnd(line: string, start: number): number | undefined {
+  let depth = 0;
+  for (let i = start; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"' || c === "'") {
+      const close = c === '"' ? /"(?:[^"\\]|\\.)*"/y : /'[^']*'/y;
+      close.lastIndex = i;
+      if (!close.exec(line)) return undefined;
+      i = close.lastIndex - 1;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    } else if (c === '#') return undefined;
+  }
+  return undefined;
+}
+
+/** A value in TOML's inline syntax: tables as `{ k = v }`, everything else as smol-toml writes it. */
+function inlineValue(value: unknown): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)) {
+    const parts = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${stringify({ [k]: 0 }).split(' = ')[0]} = ${inlineValue(v)}`);
+    return parts.length === 0 ? '{}' : `{ ${parts.join(', ')} }`;
+  }
+  if (Array.isArray(value)) return `[ ${value.map(inlineValue).join(', ')} ]`;
+  return stringify({ v: value }).trimEnd().slice('v = '.length);
 }
 
 /**
