@@ -25,6 +25,18 @@ export function random(seed: number): () => number {
   };
 }
 
+/**
+ * Every name `Object.prototype` and `Function.prototype` own (`constructor`, `__proto__`, `toString`,
+ * `apply`…): a name from the wire that indexes a plain object finds these. As methods, tool names, keys.
+ */
+export const PROTOTYPE_NAMES: readonly string[] = [
+  ...new Set([
+    ...Object.getOwnPropertyNames(Object.prototype),
+    ...Object.getOwnPropertyNames(Function.prototype),
+    'prototype',
+  ]),
+];
+
 const METHODS = [
   'ping',
   'initialize',
