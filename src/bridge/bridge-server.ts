@@ -119,7 +119,7 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
     const args = confined.args;
     const progress = progressReporter(tool.contract.progress, ctx);
     if (tool.module) {
-      const result = await runModuleTool(tool.module, args, ctx.mcpReq.signal, progress);
+      const result = await runModuleTool(tool.module, { ...args }, ctx.mcpReq.signal, progress);
       await progress.flush();
       return result;
     }
