@@ -17,6 +17,7 @@ export interface FramesRow {
   expected: number;
   lost: number;
   extra: number;
+  wrong: number;
   hangs: number;
   crashes: number;
   examples: string[];
@@ -107,6 +108,7 @@ export async function runFrames(seed: number, frames: number, cli = CLI): Promis
           expected: report.expected,
           lost: report.lost,
           extra: report.extra,
+          wrong: report.wrong,
           hangs: report.hangs,
           crashes: report.crashed ? 1 : 0,
           examples: report.examples,

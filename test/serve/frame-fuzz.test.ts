@@ -21,11 +21,12 @@ afterAll(async () => {
 const clean = (report: FuzzReport) => ({
   lost: report.lost,
   extra: report.extra,
+  wrong: report.wrong,
   hangs: report.hangs,
   crashed: report.crashed,
   examples: report.examples,
 });
-const NOTHING_WRONG = { lost: 0, extra: 0, hangs: 0, crashed: false, examples: [] };
+const NOTHING_WRONG = { lost: 0, extra: 0, wrong: 0, hangs: 0, crashed: false, examples: [] };
 
 function streamEndpoint(input: NodeJS.WritableStream, output: NodeJS.ReadableStream): StdioEndpoint {
   let ended = false;

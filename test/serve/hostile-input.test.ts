@@ -91,18 +91,24 @@ describe.concurrent('a name from Object.prototype or Function.prototype is just 
     const seen = answers(child.stdout);
     for (const [id, method] of ['constructor', '__proto__', 'toString', 'hasOwnProperty'].entries())
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method })}\n`);
+    // A tool named after one: an unknown tool (it found the job handlers' table and ran `constructor`).
+    for (const name of ['constructor', '__proto__', 'toString'])
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: `tool-${name}`, method: 'tools/call', params: { name, arguments: {} } })}\n`,
+      );
     child.stdin.write('{"jsonrpc":"2.0","id":"after","method":"ping"}\n');
-    await eventually(() =>
-      seen.some((m) => m.id === 'after') || child.exitCode !== null ? true : undefined,
-    );
+    await eventually(() => (seen.length >= 8 || child.exitCode !== null ? true : undefined));
     expect(child.exitCode).toBe(null);
-    expect(seen.map((m) => [m.id, m.error?.code ?? 'ok'])).toEqual([
-      [0, -32601],
-      [1, -32601],
-      [2, -32601],
-      [3, -32601],
-      ['after', 'ok'],
-    ]);
+    expect(Object.fromEntries(seen.map((m) => [String(m.id), m.error?.code ?? 'ok']))).toEqual({
+      0: -32601,
+      1: -32601,
+      2: -32601,
+      3: -32601,
+      'tool-constructor': -32602,
+      'tool-__proto__': -32602,
+      'tool-toString': -32602,
+      after: 'ok',
+    });
   });
 
   it('over HTTP, both eras: -32601 with the request’s id, never a 500', async () => {
