@@ -87,4 +87,18 @@ describe.concurrent('every request-shaped frame gets exactly one answer (short f
     expect(clean(report)).toEqual(NOTHING_WRONG);
     expect(handler.sessions).toBe(1);
   });
+
+  it('the gateway over HTTP (in-process handler, 2026-07-28 requests)', async () => {
+    const gateway = await inProcessGateway();
+    const handler = createHttpHandler(gateway.factory, { intercept: gateway.intercept() });
+    cleanups.push(() => handler.close());
+    const report = await fuzzHttp(
+      (url, init) => handler.request(url, init),
+      'http://127.0.0.1/mcp',
+      fuzzFrames(4, FRAMES, ['lib__echo']),
+      { era: 'modern' },
+    );
+    expect(clean(report)).toEqual(NOTHING_WRONG);
+    expect(handler.sessions).toBe(0);
+  });
 });
