@@ -24,7 +24,7 @@ const SEED = Number(values.seed);
 const CLI = join(resolve(values.root), 'dist/bin/main.js');
 
 const rows: string[][] = [
-  ['server', 'transport', 'frames', 'to answer', 'lost', 'extra', 'hangs', 'crashed', 's'],
+  ['server', 'transport', 'frames', 'to answer', 'lost', 'extra', 'wrong', 'hangs', 'crashed', 's'],
 ];
 for (const row of await runFrames(SEED, FRAMES, CLI)) {
   const [server = '', transport = ''] = row.target.split('/');
@@ -35,6 +35,7 @@ for (const row of await runFrames(SEED, FRAMES, CLI)) {
     String(row.expected),
     String(row.lost),
     String(row.extra),
+    String(row.wrong),
     String(row.hangs),
     row.crashes ? 'yes' : 'no',
     row.seconds.toFixed(1),

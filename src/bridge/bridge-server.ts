@@ -108,7 +108,7 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
     given: Record<string, unknown> | undefined,
     ctx: ServerContext,
   ): Promise<CallToolResult> => {
-    if (background && name in JOB_HANDLERS)
+    if (background && Object.hasOwn(JOB_HANDLERS, name))
       return JOB_HANDLERS[name as keyof typeof JOB_HANDLERS](jobs, given ?? {});
     const tool = byName.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -119,7 +119,7 @@ export async function createBridge(loaded: LoadedContract, options: BridgeOption
     const args = confined.args;
     const progress = progressReporter(tool.contract.progress, ctx);
     if (tool.module) {
-      const result = await runModuleTool(tool.module, args, ctx.mcpReq.signal, progress);
+      const result = await runModuleTool(tool.module, { ...args }, ctx.mcpReq.signal, progress);
       await progress.flush();
       return result;
     }

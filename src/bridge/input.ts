@@ -47,10 +47,11 @@ export function resolveArguments(
   defaults: Readonly<Record<string, unknown>>,
   validate: ValidateFunction,
 ): { ok: true; args: Record<string, unknown> } | { ok: false; problems: string[] } {
-  const args: Record<string, unknown> = { ...(given ?? {}) };
+  // No prototype: a contract argument named `constructor` or `toString` must not find Object.prototype's.
+  const args: Record<string, unknown> = Object.assign(Object.create(null), given);
   for (const [name, arg] of Object.entries(tool.args ?? {})) {
     if (args[name] !== undefined) continue;
-    if (defaults[name] !== undefined) args[name] = defaults[name];
+    if (Object.hasOwn(defaults, name) && defaults[name] !== undefined) args[name] = defaults[name];
     else if (arg.default !== undefined) args[name] = arg.default;
   }
   if (validate(args)) return { ok: true, args };

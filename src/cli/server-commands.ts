@@ -311,7 +311,9 @@ function checkPromptArguments(
     const known = prompts.map((p) => p.name).join(', ') || 'none';
     usage(`prompt: server "${server}" has no prompt "${name}" (prompts: ${known})`);
   }
-  const missing = (prompt.arguments ?? []).filter((a) => a.required && !(a.name in given)).map((a) => a.name);
+  const missing = (prompt.arguments ?? [])
+    .filter((a) => a.required && !Object.hasOwn(given, a.name))
+    .map((a) => a.name);
   if (missing.length > 0)
     usage(
       `prompt "${name}" needs ${missing.map((m) => `${m}=<value>`).join(' ')} (missing required argument${missing.length === 1 ? '' : 's'}: ${missing.join(', ')})`,

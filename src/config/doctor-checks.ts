@@ -164,7 +164,7 @@ function checkVariables(server: DoctorServer, ctx: CheckContext, add: Add): void
           `${where} uses ${ref.raw}, but ${server.label} does not expand variables: the server gets the text "${ref.raw}"`,
           'write the value itself (keep the file private) or start the server through mcpkit',
         );
-      } else if (ctx.env[ref.name] === undefined) {
+      } else if (!Object.hasOwn(ctx.env, ref.name) || ctx.env[ref.name] === undefined) {
         add(
           'unset-variable',
           `${where} uses ${ref.raw}, and ${ref.name} is not set in this environment`,

@@ -66,7 +66,7 @@ function skipLaunchers(words: string[]): string[] {
     const name = baseName(head)
       .replace(/\.(cmd|exe)$/i, '')
       .toLowerCase();
-    if (name in RUNNERS) {
+    if (Object.hasOwn(RUNNERS, name)) {
       const subcommands = RUNNERS[name];
       let next = tail;
       if (subcommands) {

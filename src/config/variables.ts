@@ -42,7 +42,7 @@ export function expandVariables(
   missing: (name: string) => void,
 ): string {
   return replaceVariables(text, (ref) => {
-    const current = env[ref.name];
+    const current = Object.hasOwn(env, ref.name) ? env[ref.name] : undefined;
     if (ref.default !== undefined) return current === undefined || current === '' ? ref.default : current;
     if (current === undefined) {
       missing(ref.name);

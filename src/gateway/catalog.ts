@@ -91,7 +91,7 @@ export function exposedName(
   name: string,
   naming: ServerNaming = {},
 ): string {
-  const own = naming.rename?.[name] ?? name;
+  const own = (naming.rename && Object.hasOwn(naming.rename, name) ? naming.rename[name] : undefined) ?? name;
   return safeToolName(prefix === 'none' ? own : `${naming.prefix ?? server}__${own}`);
 }
 

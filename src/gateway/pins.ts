@@ -104,8 +104,14 @@ export class FilePins implements PinBackend {
       else delete current[server];
     }
     for (const { server, tool, pin } of added) {
-      const pins = current[server] ?? {};
-      pins[tool] ??= pin;
+      const pins = (Object.hasOwn(current, server) ? current[server] : undefined) ?? {};
+      if (!Object.hasOwn(pins, tool))
+        Object.defineProperty(pins, tool, {
+          value: pin,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       current[server] = pins;
     }
     const file: PinFile = { version: 1, servers: current };
@@ -168,12 +174,17 @@ export class PinStore {
   check(name: string, tool: Tool): PinVerdict {
     const server = this.keyOf(name);
     const hash = toolFingerprint(tool);
-    const pins = this.data[server] ?? {};
+    const pins = (Object.hasOwn(this.data, server) ? this.data[server] : undefined) ?? {};
     this.data[server] = pins;
-    const pin = pins[tool.name];
+    const pin = Object.hasOwn(pins, tool.name) ? pins[tool.name] : undefined;
     if (!pin) {
       const record = { hash, pinnedAt: new Date().toISOString() };
-      pins[tool.name] = record;
+      Object.defineProperty(pins, tool.name, {
+        value: record,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       this.added.push({ server, tool: tool.name, pin: record });
       return 'new';
     }
@@ -182,7 +193,9 @@ export class PinStore {
 
   /** Compares a tool with its pin without pinning it: `new` when it has none. */
   peek(name: string, tool: Tool): PinVerdict {
-    const pin = this.data[this.keyOf(name)]?.[tool.name];
+    const server = this.keyOf(name);
+    const pins = Object.hasOwn(this.data, server) ? this.data[server] : undefined;
+    const pin = pins && Object.hasOwn(pins, tool.name) ? pins[tool.name] : undefined;
     if (!pin) return 'new';
     return pin.hash === toolFingerprint(tool) ? 'same' : 'changed';
   }
@@ -190,10 +203,13 @@ export class PinStore {
   /** Replaces a server's pins with these definitions; returns how many differed from the old pins. */
   trust(name: string, tools: readonly Tool[]): { pinned: number; changed: number } {
     const server = this.keyOf(name);
-    const old = this.data[server] ?? {};
+    const old: Record<string, PinRecord> = Object.assign(
+      Object.create(null),
+      Object.hasOwn(this.data, server) ? this.data[server] : {},
+    );
     const now = new Date().toISOString();
     let changed = 0;
-    const pins: Record<string, PinRecord> = {};
+    const pins: Record<string, PinRecord> = Object.create(null);
     for (const tool of tools) {
       const hash = toolFingerprint(tool);
       if (old[tool.name] !== undefined && old[tool.name]?.hash !== hash) changed++;

@@ -104,11 +104,15 @@ export class LineSplitter {
     if (head.length < SKIPPED_EDGE && this.parts.length > 0)
       head += rest.slice(0, SKIPPED_EDGE - head.length);
     const length = this.pendingLength + rest.length;
-    const tailSource = (this.parts.slice(-2).join('') + rest).slice(-SKIPPED_EDGE);
+    // The tail from as many parts as it takes (the last two were short of it when chunks were small), and
+    // one unit more, for a CR before the newline.
+    let tail = rest;
+    for (let i = this.parts.length - 1; tail.length <= SKIPPED_EDGE && i >= 0; i--)
+      tail = this.parts[i] + tail;
     this.parts = [];
     this.pendingLength = 0;
     this.skipping = true;
-    this.skipped = { length, head, tail: tailSource };
+    this.skipped = { length, head, tail: tail.slice(-SKIPPED_EDGE - 1) };
   }
 
   private skipMore(text: string, length: number): void {

@@ -62,7 +62,11 @@ export function paramHeaderMismatch(
 ): string | undefined {
   for (const declaration of declarationsOf(inputSchema)) {
     let body: unknown = args;
-    for (const key of declaration.path) body = (body as Record<string, unknown> | undefined)?.[key];
+    for (const key of declaration.path)
+      body =
+        typeof body === 'object' && body !== null && Object.hasOwn(body, key)
+          ? (body as Record<string, unknown>)[key]
+          : undefined;
     const expected = asText(body);
     if (expected === undefined) continue;
     const name = `Mcp-Param-${declaration.header}`;

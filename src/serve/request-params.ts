@@ -4,23 +4,27 @@ import { specTypeSchemas } from '@modelcontextprotocol/server';
  * The SDK validates the params of its built-in methods inside the handler and answers a failure with
  * -32603 and a raw zod dump (`tools/list`, `initialize`, `logging/setLevel`), or not at all (a `_meta`
  * that is not an object, a progress token of the wrong type). JSON-RPC asks for -32602: serve/ checks
- * those params against the SDK's own spec schemas first and answers with one readable line.
+ * those params against the SDK's own spec schemas first and answers with one readable line. A Map, not a
+ * plain object: a method named `constructor` or `__proto__` found `Object.prototype`'s members there and
+ * crashed every stdio server (issue 34).
  */
-const SCHEMA_OF: Record<string, keyof typeof specTypeSchemas> = {
-  initialize: 'InitializeRequest',
-  ping: 'PingRequest',
-  'server/discover': 'DiscoverRequest',
-  'logging/setLevel': 'SetLevelRequest',
-  'tools/list': 'ListToolsRequest',
-  'prompts/list': 'ListPromptsRequest',
-  'prompts/get': 'GetPromptRequest',
-  'resources/list': 'ListResourcesRequest',
-  'resources/templates/list': 'ListResourceTemplatesRequest',
-  'resources/read': 'ReadResourceRequest',
-  'resources/subscribe': 'SubscribeRequest',
-  'resources/unsubscribe': 'UnsubscribeRequest',
-  'completion/complete': 'CompleteRequest',
-};
+const SCHEMA_OF = new Map<string, keyof typeof specTypeSchemas>(
+  Object.entries({
+    initialize: 'InitializeRequest',
+    ping: 'PingRequest',
+    'server/discover': 'DiscoverRequest',
+    'logging/setLevel': 'SetLevelRequest',
+    'tools/list': 'ListToolsRequest',
+    'prompts/list': 'ListPromptsRequest',
+    'prompts/get': 'GetPromptRequest',
+    'resources/list': 'ListResourcesRequest',
+    'resources/templates/list': 'ListResourceTemplatesRequest',
+    'resources/read': 'ReadResourceRequest',
+    'resources/subscribe': 'SubscribeRequest',
+    'resources/unsubscribe': 'UnsubscribeRequest',
+    'completion/complete': 'CompleteRequest',
+  } as const),
+);
 
 interface Issue {
   path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
@@ -36,7 +40,7 @@ export function invalidParams(
   method: string,
   params: Record<string, unknown> | undefined,
 ): string | undefined {
-  const name = SCHEMA_OF[method];
+  const name = SCHEMA_OF.get(method);
   if (name === undefined) return invalidMeta(params?._meta);
   const schema = specTypeSchemas[name] as unknown as {
     '~standard': { validate(value: unknown): { issues?: readonly Issue[] } | Promise<unknown> };
@@ -61,3 +65,19 @@ export function invalidMeta(meta: unknown): string | undefined {
   if (token === undefined || typeof token === 'string' || Number.isSafeInteger(token)) return undefined;
   return 'params._meta.progressToken: expected string or integer';
 }
+
+/**
+ * Methods the 2026-07-28 revision removed from the protocol: on that wire the SDK answers them 404 /
+ * -32601 whatever their params, so a frame of theirs that fails our params check is still the SDK's.
+ */
+const REMOVED_AT_MODERN = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/** Whether a method is one the 2026-07-28 revision removed (see {@link REMOVED_AT_MODERN}). */
+export const removedAtModern = (method: unknown): boolean =>
+  typeof method === 'string' && REMOVED_AT_MODERN.has(method);

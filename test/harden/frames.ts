@@ -17,11 +17,16 @@ export interface FramesRow {
   expected: number;
   lost: number;
   extra: number;
+  wrong: number;
   hangs: number;
   crashes: number;
   examples: string[];
   seconds: number;
 }
+
+/** stdio; HTTP in a 2025 session; HTTP as stateless 2026-07-28 requests. */
+type Transport = 'stdio' | 'http' | 'http-2026';
+const TRANSPORTS: Transport[] = ['stdio', 'http', 'http-2026'];
 
 interface Target {
   name: string;
@@ -69,12 +74,13 @@ function urlOf(child: ChildProcessWithoutNullStreams, name: string): Promise<str
 async function fuzzOne(
   cli: string,
   target: Target,
-  http: boolean,
+  transport: Transport,
   dir: string,
   seed: number,
   frames: number,
 ) {
   const env = { PATH: process.env.PATH ?? '', HOME: dir, MCPKIT_CONFIG_DIR: join(dir, 'user') };
+  const http = transport !== 'stdio';
   const args = [...target.args(dir), ...(http ? ['--transport', 'http'] : [])];
   const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const generated = fuzzFrames(seed, frames, target.tools);
@@ -85,7 +91,8 @@ async function fuzzOne(
     }
     child.stdout.resume();
     const url = await urlOf(child, target.name);
-    return await fuzzHttp((u, init) => fetch(u, init), url, generated, { timeoutMs: 5000 });
+    const era = transport === 'http-2026' ? 'modern' : 'legacy';
+    return await fuzzHttp((u, init) => fetch(u, init), url, generated, { timeoutMs: 5000, era });
   } finally {
     child.kill('SIGKILL');
   }
@@ -98,15 +105,16 @@ export async function runFrames(seed: number, frames: number, cli = CLI): Promis
   const rows: FramesRow[] = [];
   try {
     for (const target of TARGETS)
-      for (const http of [false, true]) {
+      for (const transport of TRANSPORTS) {
         const began = performance.now();
-        const report: FuzzReport = await fuzzOne(cli, target, http, dir, seed, frames);
+        const report: FuzzReport = await fuzzOne(cli, target, transport, dir, seed, frames);
         rows.push({
-          target: `${target.name}/${http ? 'http' : 'stdio'}`,
+          target: `${target.name}/${transport}`,
           frames: report.frames,
           expected: report.expected,
           lost: report.lost,
           extra: report.extra,
+          wrong: report.wrong,
           hangs: report.hangs,
           crashes: report.crashed ? 1 : 0,
           examples: report.examples,

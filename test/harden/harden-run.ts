@@ -34,7 +34,7 @@ export async function hardenFrames({ rounds, seed, framesPerRound = 250 }: Harde
         category: 'frames',
         what: r.target,
         total: r.frames,
-        faults: { lost: r.lost, extra: r.extra, hangs: r.hangs, crashes: r.crashes },
+        faults: { lost: r.lost, extra: r.extra, wrong: r.wrong, hangs: r.hangs, crashes: r.crashes },
       }),
     ),
     notes: rows.flatMap((r) => r.examples.map((e) => `${r.target}: ${e}`)),

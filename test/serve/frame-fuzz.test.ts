@@ -21,11 +21,12 @@ afterAll(async () => {
 const clean = (report: FuzzReport) => ({
   lost: report.lost,
   extra: report.extra,
+  wrong: report.wrong,
   hangs: report.hangs,
   crashed: report.crashed,
   examples: report.examples,
 });
-const NOTHING_WRONG = { lost: 0, extra: 0, hangs: 0, crashed: false, examples: [] };
+const NOTHING_WRONG = { lost: 0, extra: 0, wrong: 0, hangs: 0, crashed: false, examples: [] };
 
 function streamEndpoint(input: NodeJS.WritableStream, output: NodeJS.ReadableStream): StdioEndpoint {
   let ended = false;
@@ -85,5 +86,19 @@ describe.concurrent('every request-shaped frame gets exactly one answer (short f
     );
     expect(clean(report)).toEqual(NOTHING_WRONG);
     expect(handler.sessions).toBe(1);
+  });
+
+  it('the gateway over HTTP (in-process handler, 2026-07-28 requests)', async () => {
+    const gateway = await inProcessGateway();
+    const handler = createHttpHandler(gateway.factory, { intercept: gateway.intercept() });
+    cleanups.push(() => handler.close());
+    const report = await fuzzHttp(
+      (url, init) => handler.request(url, init),
+      'http://127.0.0.1/mcp',
+      fuzzFrames(4, FRAMES, ['lib__echo']),
+      { era: 'modern' },
+    );
+    expect(clean(report)).toEqual(NOTHING_WRONG);
+    expect(handler.sessions).toBe(0);
   });
 });

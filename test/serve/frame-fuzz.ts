@@ -1,177 +1,16 @@
-// Frame fuzzing for serve/: a seeded generator of hostile JSON-RPC frames and two drivers (a stdio stream,
-// an HTTP handler) that check every request-shaped frame gets exactly one answer. Used by
-// test/serve/frame-fuzz.test.ts (short mode) and bench/fuzz-frames.ts (long mode).
+// Frame fuzzing for serve/: two drivers (a stdio stream, an HTTP endpoint in either era) that send the
+// generator's frames (frame-generator.ts) and check every request-shaped frame gets exactly one answer. Used
+// by test/serve/frame-fuzz.test.ts (short mode) and bench/fuzz-frames.ts (long mode).
+import type { FuzzFrame } from './frame-generator.js';
 
-/** What a frame must get back: nothing (a notification or a response), or one answer with this id. */
-export type Expectation = { answer: false } | { answer: true; id: string | number | null };
-
-export interface FuzzFrame {
-  /** Bytes on the wire (no newline inside). */
-  bytes: Buffer;
-  expect: Expectation;
-  /** Which family the generator drew it from, for the report. */
-  kind: string;
-}
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same frames. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const METHODS = [
-  'ping',
-  'initialize',
-  'tools/list',
-  'tools/call',
-  'logging/setLevel',
-  'resources/list',
-  'resources/read',
-  'resources/templates/list',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  'server/discover',
-  'no/such/method',
-  'notifications/initialized',
-  '',
-];
-
-const deep = (depth: number, leaf: string) => `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
-
-/** Generates `count` frames from `seed`; ids of answered frames are unique so answers can be matched. */
-export function* fuzzFrames(seed: number, count: number, tools: string[] = []): Generator<FuzzFrame> {
-  const rnd = random(seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
-  let serial = 0;
-  const validId = (): string | number => {
-    serial++;
-    return pick([
-      () => 1_000_000 + serial,
-      () => -serial,
-      () => `s-${serial}`,
-      () => `ünï ${serial} ☃`,
-      () => `${' '.repeat(3)}${serial}`,
-    ])();
-  };
-  const invalidIds: unknown[] = [1.5, null, {}, [], true, false, 2 ** 60, { id: 1 }, [1], -0.25];
-  const params = (): unknown =>
-    pick<() => unknown>([
-      () => ({}),
-      () => ({ cursor: pick([5, 'c', null, {}, []]) }),
-      () => ({ level: pick(['debug', 'loud', 3, null]) }),
-      () => ({
-        name: pick([...tools, 'nope', 5, null, '']),
-        arguments: pick([{}, { n: 2 }, { code: 1 }, 'x', []]),
-      }),
-      () => ({ _meta: pick([5, 'm', null, [], { progressToken: pick([{}, 1.5, 't', 7, null]) }]) }),
-      () => ({ protocolVersion: pick(['2025-06-18', 5, '1999-01-01']), capabilities: pick([{}, 5]) }),
-      () => ({ uri: pick(['x://y', 5, '', 'file:///etc/passwd']) }),
-      () => 5,
-      () => 'params',
-      () => [1, 2],
-      () => null,
-      () => true,
-    ])();
-  const text = (value: unknown) => Buffer.from(JSON.stringify(value));
-  for (let n = 0; n < count; n++) {
-    const family = rnd();
-    if (family < 0.3) {
-      const id = validId();
-      const message: Record<string, unknown> = { jsonrpc: '2.0', id, method: pick(METHODS) };
-      if (rnd() < 0.8) message.params = params();
-      yield { bytes: text(message), expect: { answer: true, id }, kind: 'request' };
-    } else if (family < 0.42) {
-      const message = { jsonrpc: '2.0', id: pick(invalidIds), method: pick(METHODS), params: params() };
-      yield { bytes: text(message), expect: { answer: true, id: null }, kind: 'invalid id' };
-    } else if (family < 0.5) {
-      // Cancels name ids nobody uses: a cancelled request is rightly never answered.
-      const method = pick([
-        ...METHODS.filter((m) => m !== 'notifications/initialized'),
-        'notifications/cancelled',
-      ]);
-      const message: Record<string, unknown> = { jsonrpc: '2.0', method };
-      if (rnd() < 0.7)
-        message.params = method === 'notifications/cancelled' ? { requestId: 'nobody' } : params();
-      yield { bytes: text(message), expect: { answer: false }, kind: 'notification' };
-    } else if (family < 0.56) {
-      const message = {
-        jsonrpc: '2.0',
-        id: pick([validId(), ...invalidIds]),
-        ...pick([{ result: {} }, { error: { code: 1, message: 'x' } }]),
-      };
-      yield { bytes: text(message), expect: { answer: false }, kind: 'response' };
-    } else if (family < 0.64) {
-      const batch = pick<() => unknown[]>([
-        () => [],
-        () => [{ jsonrpc: '2.0', id: validId(), method: 'ping' }],
-        () => [1, 2, 3],
-        () => [{ jsonrpc: '2.0', method: 'notifications/initialized' }],
-      ])();
-      yield { bytes: text(batch), expect: { answer: true, id: null }, kind: 'batch' };
-    } else if (family < 0.7) {
-      const depth = pick([300, 1000, 10_000]);
-      const id = validId();
-      const frame = pick<() => [string, string | number | null]>([
-        () => [`{"jsonrpc":"2.0","id":${deep(depth, '1')},"method":"ping"}`, null],
-        () => [
-          `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"x","arguments":{"a":${deep(depth, '0')}}}}`,
-          id,
-        ],
-        () => [deep(depth, '{}'), null],
-      ])();
-      yield { bytes: Buffer.from(frame[0]), expect: { answer: true, id: frame[1] }, kind: 'deep' };
-    } else if (family < 0.8) {
-      const id = validId();
-      const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'ping', params: { x: 'MARK' } });
-      const [before, after] = body.split('MARK') as [string, string];
-      const bad = pick([
-        Buffer.from([0xff, 0xfe]),
-        Buffer.from([0xc3]),
-        Buffer.from([0xed, 0xa0, 0x80]),
-        Buffer.from([0x80]),
-      ]);
-      yield {
-        bytes: Buffer.concat([Buffer.from(before), bad, Buffer.from(after)]),
-        expect: { answer: true, id },
-        kind: 'invalid utf-8',
-      };
-    } else if (family < 0.88) {
-      const garbage = pick([
-        '{"jsonrpc":"2.0","id":1,"method":"ping"',
-        'hello',
-        '{"jsonrpc":"2.0",\u0000"id":1}',
-        '\u0000\u0000',
-        '{"a":"\u0000"}',
-        '}{',
-        "{'jsonrpc':'2.0'}",
-        '{"jsonrpc":"2.0","id":1,"method":"ping"}}',
-      ]);
-      yield { bytes: Buffer.from(garbage), expect: { answer: true, id: null }, kind: 'not json' };
-    } else if (family < 0.94) {
-      const id = validId();
-      const message = pick<() => Record<string, unknown>>([
-        () => ({ jsonrpc: pick(['1.0', 2, null]), id, method: 'ping' }),
-        () => ({ id, method: 'ping' }),
-        () => ({ jsonrpc: '2.0', id, method: pick([5, null, {}, []]) }),
-        () => ({ jsonrpc: '2.0', id }),
-      ])();
-      yield { bytes: text(message), expect: { answer: true, id }, kind: 'invalid request' };
-    } else {
-      yield {
-        bytes: text(pick([5, 'x', null, true, 1.5])),
-        expect: { answer: true, id: null },
-        kind: 'scalar',
-      };
-    }
-  }
-}
+export {
+  EDGE_NUMBERS,
+  type Expectation,
+  type FuzzFrame,
+  fuzzFrames,
+  PROTOTYPE_NAMES,
+  random,
+} from './frame-generator.js';
 
 /** What a fuzz run found. */
 export interface FuzzReport {
@@ -182,6 +21,8 @@ export interface FuzzReport {
   lost: number;
   /** Answers nobody asked for, or a second one for the same frame. */
   extra: number;
+  /** Answers with the wrong error (an unknown method not -32601), an internal error (-32603), an HTTP 500. */
+  wrong: number;
   /** HTTP requests that did not complete (a stream left open). */
   hangs: number;
   /** The server died (stdio: its output ended; HTTP: a request failed outright). */
@@ -192,7 +33,8 @@ export interface FuzzReport {
 
 /** Answers received, matched to what was asked. */
 class Ledger {
-  readonly waiting = new Map<string, string>();
+  readonly waiting = new Map<string, { what: string; code: number | undefined }>();
+  wrong = 0;
   nullsExpected = 0;
   nullsSeen = 0;
   extra = 0;
@@ -202,22 +44,35 @@ class Ledger {
     if (!frame.expect.answer) return;
     if (frame.expect.id === null) this.nullsExpected++;
     else
-      this.waiting.set(
-        JSON.stringify(frame.expect.id),
-        `${frame.kind}: ${frame.bytes.toString('utf8').slice(0, 120)}`,
-      );
+      this.waiting.set(JSON.stringify(frame.expect.id), {
+        what: `${frame.kind}: ${frame.bytes.toString('utf8').slice(0, 120)}`,
+        code: frame.expect.code,
+      });
   }
 
-  answered(message: { id?: unknown; method?: unknown }): void {
+  answered(message: { id?: unknown; method?: unknown; error?: { code?: unknown } }): void {
     if (typeof message.method === 'string') return; // a notification or request of the server's own
+    const code = message.error?.code;
+    if (code === -32603) this.isWrong(`an internal error: ${JSON.stringify(message).slice(0, 200)}`);
     if (message.id === null || message.id === undefined) {
       this.nullsSeen++;
       return;
     }
-    if (!this.waiting.delete(JSON.stringify(message.id))) {
+    const key = JSON.stringify(message.id);
+    const asked = this.waiting.get(key);
+    if (!asked) {
       this.extra++;
       this.note(`unexpected answer ${JSON.stringify(message).slice(0, 160)}`);
+      return;
     }
+    this.waiting.delete(key);
+    if (asked.code !== undefined && code !== asked.code)
+      this.isWrong(`${asked.what} wanted ${asked.code}, got ${JSON.stringify(message).slice(0, 160)}`);
+  }
+
+  isWrong(example: string): void {
+    this.wrong++;
+    this.note(example);
   }
 
   get complete(): boolean {
@@ -230,13 +85,14 @@ class Ledger {
 
   report(frames: number, hangs: number, crashed: boolean): FuzzReport {
     const lostNulls = Math.max(0, this.nullsExpected - this.nullsSeen);
-    for (const what of [...this.waiting.values()].slice(0, 3)) this.note(`no answer to ${what}`);
+    for (const { what } of [...this.waiting.values()].slice(0, 3)) this.note(`no answer to ${what}`);
     if (lostNulls) this.note(`${lostNulls} answers with id null missing`);
     return {
       frames,
       expected: 0,
       lost: this.waiting.size + lostNulls,
       extra: this.extra + Math.max(0, this.nullsSeen - this.nullsExpected),
+      wrong: this.wrong,
       hangs,
       crashed,
       examples: this.examples,
@@ -304,20 +160,80 @@ export async function fuzzStdio(
 /** An HTTP endpoint as the fuzzer sees it: fetch-shaped (a handler's `request`, or `fetch` on a URL). */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
+const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' },
+};
+
+/** A header value fetch can send (a ByteString without controls), or undefined. */
+const headerValue = (value: unknown) =>
+  typeof value === 'string' && /^[\x20-\x7e]*$/.test(value) ? value : undefined;
+
 /**
- * Opens a 2025 session on `url`, then posts each frame in it, `parallel` at a time; every answer must be
- * in the response to its own POST (JSON or one SSE event), and a frame needing none gets 202.
+ * A frame as a 2026-07-28 client sends it: a request or notification whose params are an object (or
+ * absent) gets the `_meta` envelope and its `Mcp-Method` / `Mcp-Name` headers; anything else goes as it is.
+ */
+function modernFrame(frame: FuzzFrame): {
+  body: Uint8Array;
+  headers: Record<string, string>;
+  exact: boolean;
+} {
+  const raw = { body: new Uint8Array(frame.bytes), headers: {}, exact: true };
+  let value: unknown;
+  try {
+    value = JSON.parse(frame.bytes.toString('utf8'));
+  } catch {
+    return raw;
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(value) || typeof value.method !== 'string') return raw;
+  const params = value.params === undefined ? {} : value.params;
+  if (!isObject(params)) return raw;
+  params._meta = { ...(isObject(params._meta) ? params._meta : {}), ...MODERN_ENVELOPE };
+  value.params = params;
+  const method = headerValue(value.method);
+  const name = headerValue(params.name);
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return raw; // nested too deep to write again: sent as it came
+  }
+  return {
+    body: new Uint8Array(Buffer.from(text)),
+    headers: {
+      ...(method !== undefined ? { 'mcp-method': method } : {}),
+      ...(name ? { 'mcp-name': name } : {}),
+    },
+    // A method no header can carry gets the transport's -32020 (SEP-2243), not the method's own answer.
+    exact: method !== undefined,
+  };
+}
+
+/**
+ * Posts each frame to `url`, `parallel` at a time: in a 2025 session it opens first (`era: 'legacy'`), or as
+ * stateless 2026-07-28 requests (`era: 'modern'`, see {@link modernFrame}). Every answer must be in the
+ * response to its own POST (JSON or one SSE event), and a frame needing none gets 202.
  */
 export async function fuzzHttp(
   fetch: FetchLike,
   url: string,
   frames: Iterable<FuzzFrame>,
-  { parallel = 8, timeoutMs = 10_000 } = {},
+  { parallel = 8, timeoutMs = 10_000, era = 'legacy' as 'legacy' | 'modern' } = {},
 ): Promise<FuzzReport> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
   };
+  if (era === 'modern') headers['mcp-protocol-version'] = '2026-07-28';
+  else await openSession(fetch, url, headers);
+  return postAll(fetch, url, headers, frames, { parallel, timeoutMs, era });
+}
+
+/** Opens a 2025 session; its id and protocol version go into `headers`. */
+async function openSession(fetch: FetchLike, url: string, headers: Record<string, string>): Promise<void> {
   const init = await fetch(url, {
     method: 'POST',
     headers,
@@ -339,30 +255,46 @@ export async function fuzzHttp(
       body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
     })
   ).text();
+}
 
+async function postAll(
+  fetch: FetchLike,
+  url: string,
+  headers: Record<string, string>,
+  frames: Iterable<FuzzFrame>,
+  { parallel, timeoutMs, era }: { parallel: number; timeoutMs: number; era: 'legacy' | 'modern' },
+): Promise<FuzzReport> {
   const ledger = new Ledger();
   let count = 0;
   let expected = 0;
   let hangs = 0;
   let crashed = false;
   const one = async (frame: FuzzFrame) => {
-    ledger.expect(frame);
+    const sent =
+      era === 'modern' ? modernFrame(frame) : { body: new Uint8Array(frame.bytes), headers: {}, exact: true };
+    const expect =
+      sent.exact || !frame.expect.answer ? frame.expect : { answer: true as const, id: frame.expect.id };
+    ledger.expect({ ...frame, expect });
     if (frame.expect.answer) expected++;
     const abort = AbortSignal.timeout(timeoutMs);
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers,
-        body: new Uint8Array(frame.bytes),
+        headers: { ...headers, ...sent.headers },
+        body: sent.body,
         signal: abort,
       });
       const body = await response.text();
       const messages = parseBody(body, response.headers.get('content-type') ?? '');
-      if (!frame.expect.answer && response.status !== 202)
+      if (response.status >= 500) ledger.isWrong(`HTTP ${response.status}: ${body.slice(0, 120)}`);
+      // A stateless 2026-07-28 endpoint refuses a posted response at the transport (400): nothing to match.
+      const refused =
+        era === 'modern' && !frame.expect.answer && response.status >= 400 && response.status < 500;
+      if (!frame.expect.answer && response.status !== 202 && !refused)
         ledger.note(
           `HTTP ${response.status} to ${frame.bytes.toString('utf8').slice(0, 100)}: ${body.slice(0, 100)}`,
         );
-      for (const message of messages) ledger.answered(message);
+      if (!refused) for (const message of messages) ledger.answered(message);
     } catch (error) {
       if (abort.aborted) {
         hangs++;

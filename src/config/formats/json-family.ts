@@ -84,7 +84,8 @@ function fromNative(spec: JsonClientSpec, value: unknown): Conversion<Record<str
   let transport: TransportKind | undefined;
   const type = take('type');
   if (type !== undefined) {
-    transport = typeof type === 'string' ? spec.typeNames[type] : undefined;
+    transport =
+      typeof type === 'string' && Object.hasOwn(spec.typeNames, type) ? spec.typeNames[type] : undefined;
     if (!transport) return { notes: [`type ${JSON.stringify(type)} is not a transport mcpkit knows`] };
   }
   let url: unknown;

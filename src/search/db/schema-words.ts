@@ -85,9 +85,12 @@ export function identifierWords(identifier: string): string[] {
   const parts = (identifier.match(PARTS) ?? []).map((p) => p.toLowerCase());
   const words: string[] = [];
   parts.forEach((part, i) => {
-    const long = ABBREVIATIONS[part];
+    const long = Object.hasOwn(ABBREVIATIONS, part) ? ABBREVIATIONS[part] : undefined;
     if (long) words.push(...long.split(' '));
-    const suffix = parts.length > 1 && i === parts.length - 1 ? SUFFIXES[part] : undefined;
+    const suffix =
+      parts.length > 1 && i === parts.length - 1 && Object.hasOwn(SUFFIXES, part)
+        ? SUFFIXES[part]
+        : undefined;
     if (suffix) words.push(...suffix.split(' '));
   });
   return [...new Set(words)].filter((w) => !parts.includes(w));
