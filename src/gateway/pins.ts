@@ -157,8 +157,8 @@ export class PinStore {
     for (const { name, entry, transport } of servers) {
       const key = transport === undefined ? serverIdentity(entry) : name;
       this.identities.set(name, key);
-      const legacy = this.data[name];
-      if (key === name || this.data[key] !== undefined || legacy === undefined) continue;
+      const legacy = Object.hasOwn(this.data, name) ? this.data[name] : undefined;
+      if (key === name || Object.hasOwn(this.data, key) || legacy === undefined) continue;
       this.data[key] = legacy;
       delete this.data[name];
       this.replaced.set(key, legacy);
