@@ -17,6 +17,7 @@ import {
 } from '../search/index.js';
 import { indexIntoStore, PgStore, parseStoreUrl } from '../search/pg-store/index.js';
 import { cacheCapacity } from '../search/repo-cache.js';
+import { checkSearchRoot } from '../search/search-root.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
@@ -101,6 +102,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       // With --store as without: hybrid unless told (a stored repository without vectors ranks as bm25).
       const mode = modeFlag(flags);
       const root = resolve(io.cwd, path ?? '.');
+      // A missing root is refused before anything is served (with --store the root only names the default repo).
+      if (!flags.store) await checkSearchRoot(root);
       // Bound before the repository is indexed: a busy port fails at once.
       const port = await bindFirst(flags);
       try {

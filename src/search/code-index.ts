@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { count } from '../internal/plural.js';
 import { Bm25Index } from './bm25.js';
 import { type CountedFile, chunkFiles } from './chunk-pool.js';
 import { DocVectors, type Embedder } from './chunk-vectors.js';
@@ -27,6 +28,7 @@ import {
   type SearchHit,
 } from './ranking.js';
 import { repoFiles } from './repo-file.js';
+import { checkSearchRoot } from './search-root.js';
 import type { StaticModel } from './static-model.js';
 import { tokenize } from './tokenize.js';
 import {
@@ -127,6 +129,11 @@ export class CodeIndex {
   private readonly held = new Map<number, string>();
   private readonly fileDocs = new Map<string, number[]>();
   private readonly stamps = new Map<string, FileStamp>();
+  /**
+   * Files walked but left out (not text, lines too long, unreadable) as they were then: saved with the index, so a
+   * start does not take an unchanged binary for a new file each time.
+   */
+  private readonly leftOut = new Map<string, FileStamp>();
   private twins: ReadonlySet<string> = new Set();
   private legacy: ReadonlySet<string> = new Set();
   private vectors: DocVectors | undefined;
@@ -193,6 +200,7 @@ export class CodeIndex {
 
   private async fill(options: BuildOptions): Promise<void> {
     const { root } = this;
+    await checkSearchRoot(root);
     const warn = (message: string) => options.onWarning?.(message);
     // A saved index is taken first: it answers while the tree is walked and checked against it.
     const saved = options.saved === false ? undefined : await loadSavedIndex(root, options.indexFile);
@@ -227,9 +235,10 @@ export class CodeIndex {
         root,
         files,
         this.twins,
-        (_file, counted) => {
+        (file, counted) => {
           if (this.overBudget) return;
           if (counted) this.addCounted(counted);
+          else this.leftOut.set(file.path, stampOf(file));
           chunks += counted?.terms.places.length ?? 0;
           const done = ++this.progress.done;
           options.onProgress?.(done, files.length, chunks);
@@ -237,7 +246,7 @@ export class CodeIndex {
           if (done % 128 === 1 && process.memoryUsage.rss() > limit * 1024 * 1024) {
             this.overBudget = true;
             warn(
-              `stopped indexing ${root} at ${done} of ${files.length} files: the process uses ${Math.round(process.memoryUsage.rss() / 1048576)} MB, over its ${limit} MB budget (MCPKIT_SEARCH_MEMORY_MB); searching those files with bm25 only`,
+              `stopped indexing ${root} at ${done} of ${count(files.length, 'file')}: the process uses ${Math.round(process.memoryUsage.rss() / 1048576)} MB, over its ${limit} MB budget (MCPKIT_SEARCH_MEMORY_MB); searching those files with bm25 only`,
             );
           }
         },
@@ -276,6 +285,7 @@ export class CodeIndex {
       this.fileDocs.set(place.path, list);
     });
     for (const [path, stamp] of saved.files) this.stamps.set(path, stamp);
+    for (const [path, stamp] of saved.leftOut ?? []) this.leftOut.set(path, stamp);
     this.twins = buildOutputs(this.stamps.keys());
     this.legacy = legacyFiles(this.stamps.keys());
     this.progress.done = this.progress.total = this.stamps.size;
@@ -293,8 +303,9 @@ export class CodeIndex {
   private async reconcile(files: readonly WalkedFile[], options: BuildOptions): Promise<void> {
     const walked = new Map(files.map((file) => [file.path, file]));
     const gone = [...this.stamps.keys()].filter((path) => !walked.has(path));
+    for (const path of this.leftOut.keys()) if (!walked.has(path)) this.leftOut.delete(path);
     const changed = files.filter((file) => {
-      const stamp = this.stamps.get(file.path);
+      const stamp = this.stamps.get(file.path) ?? this.leftOut.get(file.path);
       return !stamp || stamp.size !== file.size || stamp.mtimeMs !== file.mtimeMs;
     });
     this.progress.done = files.length - changed.length;
@@ -306,13 +317,14 @@ export class CodeIndex {
       (file, counted) => {
         this.removeFile(file.path);
         if (counted) this.addCounted(counted);
+        else this.leftOut.set(file.path, stampOf(file));
         options.onProgress?.(++this.progress.done, files.length, this.chunkCount);
       },
       this.chunking(options),
     );
     if (changed.length > 0 || gone.length > 0)
       options.onWarning?.(
-        `the saved index of ${this.root} is out of date (${changed.length} files new or changed, ${gone.length} gone); re-indexed those`,
+        `the saved index of ${this.root} is out of date (${count(changed.length, 'file')} new or changed, ${gone.length} gone); re-indexed those`,
       );
     this.unsaved = changed.length > 0 || gone.length > 0;
   }
@@ -367,6 +379,7 @@ export class CodeIndex {
       this.root,
       {
         files: this.stamps,
+        leftOut: this.leftOut,
         chunks: places,
         bm25: { ...parts, alive },
         ...(corpus && this.vectors ? { vectors: { model: corpus.model(), rows: this.vectors.bytes() } } : {}),
@@ -424,11 +437,12 @@ export class CodeIndex {
     this.twins = twins;
     for (const [path, result] of made) {
       this.removeFile(path);
+      const file = fresh.get(path);
       if (result) {
         this.fileDocs.set(path, this.addChunks(result.chunks));
         this.stamps.set(path, stampOf(result.file));
         this.unsaved = true;
-      }
+      } else if (file) this.leftOut.set(path, stampOf(file));
     }
     this.legacy = legacyFiles(this.stamps.keys());
   }
@@ -497,6 +511,7 @@ export class CodeIndex {
     for (const doc of this.fileDocs.get(path) ?? []) this.removeDoc(doc);
     this.fileDocs.delete(path);
     this.stamps.delete(path);
+    this.leftOut.delete(path);
     this.lines.delete(path);
   }
 

@@ -34,6 +34,8 @@ export interface ChunkPlace {
 /** What an index saves: its files, its chunks by document number, its postings, and its vectors if learned. */
 export interface SavedIndex {
   files: Map<string, FileStamp>;
+  /** Files walked but left out (not text, long lines): unchanged, they are not read again at the next start. */
+  leftOut?: Map<string, FileStamp>;
   /** By document number; undefined for a document removed since the build. */
   chunks: (ChunkPlace | undefined)[];
   bm25: Bm25Parts;
@@ -44,6 +46,8 @@ interface Header {
   format: number;
   chunker: number;
   files: [path: string, size: number, mtimeMs: number][];
+  /** Absent in an index saved before it: its left-out files are read once more. */
+  leftOut?: [path: string, size: number, mtimeMs: number][];
   languages: string[];
   dimensions: number;
   sections: Record<string, [offset: number, bytes: number]>;
@@ -118,6 +122,7 @@ function decode(bytes: Buffer, file: string): SavedIndex {
   const termsText = text('terms');
   const saved: SavedIndex = {
     files: new Map(header.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }])),
+    leftOut: new Map((header.leftOut ?? []).map(([path, size, mtimeMs]) => [path, { size, mtimeMs }])),
     chunks,
     bm25: {
       terms: termsText === '' ? [] : termsText.split('\n'),
@@ -231,6 +236,7 @@ export async function saveIndex(
       const { size, mtimeMs } = index.files.get(path) as FileStamp;
       return [path, size, mtimeMs];
     }),
+    leftOut: [...(index.leftOut ?? [])].map(([path, { size, mtimeMs }]) => [path, size, mtimeMs]),
     languages,
     dimensions: index.vectors?.model.dimensions ?? 0,
     sections: at,

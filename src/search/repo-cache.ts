@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpkitError } from '../errors/index.js';
+import { count } from '../internal/plural.js';
 import { type CheckedUrl, cloneRepo } from './clone.js';
 import { type BuildOptions, CodeIndex } from './code-index.js';
 import { describeReport } from './file-chunks.js';
@@ -182,7 +183,7 @@ export class RepoCache {
           ? `loaded the saved index of ${key} (${ready.loadedFrom})`
           : `${clone ? 'cloned and indexed' : 'indexed'} ${key}`;
         log(
-          `${how}: ${ready.files} files, ${ready.chunkCount} chunks in ${ms} ms${guarded ? ` (${guarded})` : ''}`,
+          `${how}: ${count(ready.files, 'file')}, ${count(ready.chunkCount, 'chunk')} in ${ms} ms${guarded ? ` (${guarded})` : ''}`,
         );
         if (cacheFile) {
           entry.saveTo = cacheFile;

@@ -260,7 +260,7 @@ async function waitForIndex(
       if (!total) return { index: live, partial: 'partial: listing the files, none indexed yet' };
       return {
         index: live,
-        partial: `partial: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} files`,
+        partial: `partial: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} file${total === 1 ? '' : 's'}`,
       };
     }
     await Promise.race([index.vectorsReady(), waited]);

@@ -52,7 +52,7 @@ describe('mcpkit query and mcpkit index', () => {
     expect((await query('TtlCache')).stderr).toBe('');
     await writeFile(join(repo, 'src/cache.ts'), 'export class TtlCache {\n  purgeExpired() {}\n}\n');
     const changed = await query('purgeExpired');
-    expect(changed.stderr).toContain('is out of date (1 files new or changed, 0 gone); re-indexed those');
+    expect(changed.stderr).toContain('is out of date (1 file new or changed, 0 gone); re-indexed those');
     expect(changed.stdout).toContain('1. src/cache.ts:1-3');
     await writeFile(join(repo, '.mcpkit/search-index.bin'), '{ not an index');
     const broken = await query('purgeExpired');

@@ -12,6 +12,7 @@ import type { CorpusVectors } from '../corpus-vectors.js';
 import { chunkAll, type IndexReport } from '../file-chunks.js';
 import { buildOutputs } from '../ranking.js';
 import { repoFiles } from '../repo-file.js';
+import { checkSearchRoot } from '../search-root.js';
 import { tokenize } from '../tokenize.js';
 import { MAX_BYTES, type WalkedFile, walk } from '../walk.js';
 import { ensureSchema, repoLockKey } from './schema.js';
@@ -74,6 +75,7 @@ export async function indexIntoStore(
   options: StoreIndexOptions = {},
 ): Promise<StoreIndexResult> {
   const dir = resolve(root);
+  await checkSearchRoot(dir);
   const name = options.name ?? basename(dir);
   const pool = await storePool(target, 1);
   try {
