@@ -1,7 +1,8 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseDbTargets } from '../search/db/db-target.js';
-import { withDatabases } from '../search/db/index-databases.js';
+import { parseDbTargets } from '../search/db-schemas/db-target.js';
+import { withDatabases } from '../search/db-schemas/index-databases.js';
+import { checkSearchRoot } from '../search/files/search-root.js';
 import {
   BUILTIN_MODEL,
   CodeIndex,
@@ -15,9 +16,8 @@ import {
   type SearchMode,
   StaticModel,
 } from '../search/index.js';
-import { indexIntoStore, PgStore, parseStoreUrl } from '../search/pg-store/index.js';
-import { cacheCapacity } from '../search/repo-cache.js';
-import { checkSearchRoot } from '../search/search-root.js';
+import { cacheCapacity } from '../search/server/repo-cache.js';
+import { indexIntoStore, PgStore, parseStoreUrl } from '../search/stores/pg/index.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';

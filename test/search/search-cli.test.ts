@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHUNKER_VERSION } from '../../src/search/index-store.js';
+import { CHUNKER_VERSION } from '../../src/search/stores/saved-index.js';
 import { mcpkit, writeSearchRepos, writeTinyModel } from './fixtures.js';
 
 let base: string;
@@ -99,7 +99,7 @@ describe('mcpkit index on hostile content', () => {
 
 describe('static models (--model DIR)', () => {
   it('loads a model2vec-format model: WordPiece pieces, weighted mean, unit length', async () => {
-    const { StaticModel } = await import('../../src/search/static-model.js');
+    const { StaticModel } = await import('../../src/search/vectors/static-model.js');
     const dir = join(base, 'model');
     await writeTinyModel(dir);
     const model = await StaticModel.load(dir);
