@@ -14,6 +14,15 @@ export interface Chunk {
   content: string;
 }
 
+/** One chunk without its code: where it is, its language and the names it defines. */
+export interface ChunkPlace {
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  symbols: string[];
+}
+
 /** The most lines a chunk may hold before it is split (a unit larger than this is split at its children). */
 const MAX_LINES = 60;
 /** Line windows for text without a grammar. */

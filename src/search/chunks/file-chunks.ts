@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { mapConcurrent } from '../../internal/concurrency.js';
 import { type RepoFiles, repoFiles } from '../files/repo-file.js';
 import { looksBinary } from '../files/text-sniff.js';
-import { MAX_BYTES, type WalkedFile } from '../files/walk.js';
-import type { FileStamp } from '../stores/saved-index.js';
+import { type FileStamp, MAX_BYTES, type WalkedFile } from '../files/walk.js';
 import { type Chunk, chunkFile } from './chunker.js';
 
 /**

@@ -52,6 +52,9 @@ export interface WalkOptions {
   buildDirs?: boolean;
 }
 
+/** A file as the index saw it: size and modification time decide whether its chunks are still good. */
+export type FileStamp = { size: number; mtimeMs: number };
+
 /** A file to index: its path relative to the root (with `/`), its size and modification time. */
 export interface WalkedFile {
   path: string;

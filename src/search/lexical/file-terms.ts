@@ -1,8 +1,7 @@
 // A file's chunks as the index takes them: where each chunk is, and its terms counted per field, in typed arrays.
 // This is the one place a chunk's text becomes postings, on a worker thread (chunk-worker.ts) or on the main one:
 // the index maps the terms to its own ids in the walker's order, so both number terms and documents alike.
-import type { Chunk } from '../chunks/chunker.js';
-import type { ChunkPlace } from '../stores/saved-index.js';
+import type { Chunk, ChunkPlace } from '../chunks/chunker.js';
 import { tokenize, tokensOfWord } from './tokenize.js';
 import { WordTable } from './word-table.js';
 

@@ -1,7 +1,7 @@
 // How search results are shown: as text for an agent (the search tools, `mcpkit query`) and as JSON for programs
 // (`mcpkit query --json`), both with the same score.
 import type { Chunk } from '../chunks/chunker.js';
-import type { SearchHit } from '../code-index/code-index.js';
+import type { SearchHit } from './ranking.js';
 
 /**
  * Each hit's score as shown, in text and JSON alike: divided by the best hit's of the same answer (the first

@@ -5,7 +5,9 @@ import { lstat, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { McpkitError } from '../../errors/index.js';
 import { writeFileAtomic } from '../../internal/text-file.js';
+import type { ChunkPlace } from '../chunks/chunker.js';
 import { repoFiles } from '../files/repo-file.js';
+import type { FileStamp } from '../files/walk.js';
 import type { Bm25Parts } from '../lexical/bm25.js';
 import type { CorpusModel } from '../vectors/corpus-vectors.js';
 
@@ -18,18 +20,6 @@ export const CHUNKER_VERSION = 7;
 /** The layout of the file itself. */
 const FORMAT = 2;
 const MAGIC = 'MCPKIDX\n';
-
-/** A file as the index saw it: size and modification time decide whether its chunks are still good. */
-export type FileStamp = { size: number; mtimeMs: number };
-
-/** One chunk without its code: where it is, its language and the names it defines. */
-export interface ChunkPlace {
-  path: string;
-  startLine: number;
-  endLine: number;
-  language: string;
-  symbols: string[];
-}
 
 /** What an index saves: its files, its chunks by document number, its postings, and its vectors if learned. */
 export interface SavedIndex {

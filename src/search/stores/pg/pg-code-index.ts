@@ -8,11 +8,11 @@ import {
   buildOutputs,
   DEFAULT_RANKING,
   legacyFiles,
-  mix,
   type RankingWeights,
   rankChunks,
   type SearchHit,
 } from '../../ranking/ranking.js';
+import { relatedTerms, type SearchMode, scoresFor } from '../../ranking/search-modes.js';
 import type { SearchableIndex } from '../../ranking/searchable-index.js';
 import { StoreMirror } from './store-mirror.js';
 import { checkout, type StoreTarget, storeFailure } from './store-url.js';
@@ -72,17 +72,17 @@ export class PgCodeIndex implements SearchableIndex {
   search(
     query: string,
     limit = 5,
-    mode: 'hybrid' | 'semantic' | 'bm25' = 'bm25',
+    mode: SearchMode = 'bm25',
     ranking: Partial<RankingWeights> = {},
   ): Promise<SearchHit[]> {
     const terms = new Map([...new Set(tokenize(query))].map((term) => [term, 1]));
     const weights = { ...DEFAULT_RANKING, ...ranking };
-    const score = (mirror: StoreMirror) => {
-      const lexical = () => mirror.scoreTerms(terms);
-      const semantic = mode === 'bm25' ? undefined : mirror.cosines(query);
-      if (!semantic) return lexical();
-      return mode === 'semantic' ? semantic : mix(lexical(), semantic, weights.semantic);
-    };
+    const score = (mirror: StoreMirror) =>
+      scoresFor(mode, {
+        lexical: () => mirror.scoreTerms(terms),
+        semantic: () => mirror.cosines(query),
+        weight: weights.semantic,
+      });
     return this.ranked(score, query, limit, undefined, weights);
   }
 
@@ -111,17 +111,9 @@ export class PgCodeIndex implements SearchableIndex {
 
   /** Chunks like the one given: its symbols and most distinctive words as the query, itself left out. */
   async findRelated(chunk: Chunk, limit = 5): Promise<SearchHit[]> {
-    const counts = new Map<string, number>();
-    for (const token of tokenize(`${chunk.symbols.join(' ')} ${chunk.content}`))
-      counts.set(token, (counts.get(token) ?? 0) + 1);
     await this.sync(await this.storeGeneration());
     const { mirror } = this;
-    const weighted = [...counts.entries()]
-      .map(([term, count]) => [term, Math.log(1 + count) * mirror.idf(term)] as const)
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 32);
-    const top = weighted[0]?.[1] ?? 1;
-    const terms = new Map(weighted.map(([term, weight]) => [term, weight / top]));
+    const terms = relatedTerms(chunk, (term) => mirror.idf(term));
     return this.ranked(
       (copy) => copy.scoreTerms(terms),
       chunk.symbols.join(' '),
