@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
-import type { Language, Parser, Node as SyntaxNode } from 'web-tree-sitter';
+import type { Node as SyntaxNode } from 'web-tree-sitter';
+import { grammarFor } from './grammars.js';
+import { ABOVE, COMMENT_LINE } from './language-syntax.js';
 import { type LanguageSpec, languageOf } from './languages.js';
 import { type OutlineDef, outline } from './outline.js';
 
@@ -45,33 +46,6 @@ const MAX_CHILDREN = 20_000;
 
 /** Thrown inside {@link splitNode} when the file's budget is spent. */
 class OverBudget extends Error {}
-
-const require = createRequire(import.meta.url);
-let parser: Promise<Parser> | undefined;
-const languages = new Map<string, Promise<Language>>();
-
-/**
- * The shared parser and a grammar, loaded once each. The caller sets the language and parses in one
- * synchronous step: concurrent chunkFile calls share the parser, and an await between the two would let
- * another call switch its language.
- */
-async function grammarFor(grammar: string): Promise<{ parser: Parser; language: Language }> {
-  parser ??= (async () => {
-    const { Parser } = await import('web-tree-sitter');
-    await Parser.init({ locateFile: () => require.resolve('web-tree-sitter/tree-sitter.wasm') });
-    return new Parser();
-  })();
-  // Grammars load only once the runtime is initialised.
-  const ready = await parser;
-  let language = languages.get(grammar);
-  if (!language) {
-    language = import('web-tree-sitter').then(({ Language }) =>
-      Language.load(require.resolve(`@repomix/tree-sitter-wasms/out/tree-sitter-${grammar}.wasm`)),
-    );
-    languages.set(grammar, language);
-  }
-  return { parser: ready, language: await language };
-}
 
 /** Options for {@link chunkFile}. */
 export interface ChunkOptions {
@@ -297,9 +271,6 @@ function outlineNames(def: OutlineDef): string[] {
   return [...names];
 }
 
-/** Lines that go with the definition below them: comments, annotations, attributes, decorators. */
-const ABOVE = /^\s*(\/\/|\/\*|\*|#(?!!)|@|#\[|\[\w)/;
-
 /** Tiny neighbours (a closing brace, one field) are merged, as long as the result stays within MAX_LINES. */
 function mergeTiny(ranges: Range[]): Range[] {
   const out: Range[] = [];
@@ -313,9 +284,6 @@ function mergeTiny(ranges: Range[]): Range[] {
   }
   return out;
 }
-
-/** Lines that are only a comment (any of the common markers): they go with the definition below them. */
-const COMMENT_LINE = /^\s*(\/\/|\/\*|\*|#(?!!)|--|;|\{-|-\})/;
 
 /**
  * For a language without a grammar: a chunk starts at every line that opens a definition (with the comments

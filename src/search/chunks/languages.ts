@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import { LINE_DEFINITIONS } from './language-syntax.js';
 
 /** A language the chunker knows: its grammar (tree-sitter WASM name) and the node types that are units. */
 export interface LanguageSpec {
@@ -13,9 +14,6 @@ export interface LanguageSpec {
    */
   definitions?: RegExp;
 }
-
-const KOTLIN_MODIFIERS =
-  '(?:(?:public|private|protected|internal|open|abstract|sealed|data|inline|value|enum|annotation|override|suspend|operator|infix|tailrec|external|inner|companion|actual|expect|final|fun)\\s+)*';
 
 const JS_UNITS = [
   'function_declaration',
@@ -120,40 +118,13 @@ const SPECS: Record<string, LanguageSpec> = {
       'typealias_declaration',
     ],
   },
-  kotlin: {
-    name: 'kotlin',
-    definitions: new RegExp(
-      `^\\s*(?:@\\w+(?:\\([^)]*\\))?\\s+)*${KOTLIN_MODIFIERS}(?:class|interface|object|fun|typealias)\\s+(?:<[^>]*>\\s*)?(?:[\\w.]+\\.)?([A-Za-z_]\\w*)`,
-    ),
-  },
-  scala: {
-    name: 'scala',
-    definitions:
-      /^\s*(?:(?:private|protected|final|sealed|abstract|implicit|override|lazy|case|inline|opaque|transparent)(?:\[\w+\])?\s+)*(?:class|object|trait|def|type|enum|given)\s+([A-Za-z_][\w]*|`[^`]+`)/,
-  },
-  lua: {
-    name: 'lua',
-    definitions: /^\s*(?:local\s+)?(?:function\s+([\w.:]+)|([\w.:]+)\s*=\s*function\b)/,
-  },
-  bash: {
-    name: 'bash',
-    definitions: /^\s*(?:function\s+([\w:.@-]+)\s*(?:\(\s*\))?|([\w:.@-]+)\s*\(\s*\))\s*\{?\s*$/,
-  },
-  elixir: {
-    name: 'elixir',
-    definitions:
-      /^\s*(?:defmodule|defprotocol|defimpl|defmacrop?|defp?|defguardp?|defdelegate|defstruct|defexception)\s+([\w.?!]+)/,
-  },
-  haskell: {
-    name: 'haskell',
-    definitions:
-      /^(?:(?:data|newtype|type|class|instance)\s+(?:\([^)]*\)\s*=>\s*)?([A-Z][\w']*)|([a-z_][\w']*)\s*::)/,
-  },
-  zig: {
-    name: 'zig',
-    definitions:
-      /^\s*(?:pub\s+)?(?:(?:inline|export|extern)\s+)?(?:fn\s+([A-Za-z_]\w*)|(?:const|var)\s+([A-Za-z_]\w*)\s*=\s*(?:extern\s+|packed\s+)?(?:struct|enum|union|opaque|error)\b)/,
-  },
+  kotlin: { name: 'kotlin', definitions: LINE_DEFINITIONS.kotlin },
+  scala: { name: 'scala', definitions: LINE_DEFINITIONS.scala },
+  lua: { name: 'lua', definitions: LINE_DEFINITIONS.lua },
+  bash: { name: 'bash', definitions: LINE_DEFINITIONS.bash },
+  elixir: { name: 'elixir', definitions: LINE_DEFINITIONS.elixir },
+  haskell: { name: 'haskell', definitions: LINE_DEFINITIONS.haskell },
+  zig: { name: 'zig', definitions: LINE_DEFINITIONS.zig },
   markdown: { name: 'markdown' },
   text: { name: 'text' },
 };
