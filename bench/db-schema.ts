@@ -8,11 +8,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
-import { parseDbTarget } from '../src/search/db/db-target.js';
-import { withDatabases } from '../src/search/db/index-databases.js';
-import { introspect } from '../src/search/db/introspect.js';
-import { schemaChunks } from '../src/search/db/schema-chunks.js';
+import { CodeIndex, type SearchMode } from '../src/search/code-index/code-index.js';
+import { parseDbTarget } from '../src/search/db-schemas/db-target.js';
+import { withDatabases } from '../src/search/db-schemas/index-databases.js';
+import { introspect } from '../src/search/db-schemas/introspect.js';
+import { schemaChunks } from '../src/search/db-schemas/schema-chunks.js';
 import { loadMariadbShop, loadPostgresShop, writeSqliteShop } from '../test/fixtures/db/load-shop.js';
 import {
   type DbServer,

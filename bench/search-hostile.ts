@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CodeIndex } from '../src/search/code-index.js';
+import { CodeIndex } from '../src/search/code-index/code-index.js';
 
 /** A case that takes longer is stopped and reported so (`BENCH_CASE_TIMEOUT_S`, default 600). */
 const CASE_TIMEOUT_S = Number(process.env.BENCH_CASE_TIMEOUT_S ?? 600);

@@ -17,9 +17,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
-import { DEFAULT_RANKING, type RankingWeights } from '../src/search/ranking.js';
-import { StaticModel } from '../src/search/static-model.js';
+import { CodeIndex, type SearchMode } from '../src/search/code-index/code-index.js';
+import { DEFAULT_RANKING, type RankingWeights } from '../src/search/ranking/ranking.js';
+import { StaticModel } from '../src/search/vectors/static-model.js';
 import { corporaModules } from './corpora.js';
 import { blankedCopy } from './nl-queries.js';
 

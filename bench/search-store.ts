@@ -12,9 +12,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CodeIndex } from '../src/search/code-index.js';
-import { indexIntoStore, PgStore, parseStoreUrl } from '../src/search/pg-store/index.js';
-import { walk } from '../src/search/walk.js';
+import { CodeIndex } from '../src/search/code-index/code-index.js';
+import { walk } from '../src/search/files/walk.js';
+import { indexIntoStore, PgStore, parseStoreUrl } from '../src/search/stores/pg/index.js';
 import { postgresBin, startPostgres } from '../test/helpers/databases.js';
 import { JDK_QUERIES, percentile } from './measure.js';
 

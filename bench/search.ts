@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CodeIndex, type SearchMode } from '../src/search/code-index.js';
+import { CodeIndex, type SearchMode } from '../src/search/code-index/code-index.js';
 import { corporaModules } from './corpora.js';
 import { median, percentile } from './measure.js';
 

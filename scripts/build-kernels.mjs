@@ -1,4 +1,4 @@
-// Assembles the WebAssembly kernels of code search (src/search/kernels/*.wat) and prints each as the base64 that
+// Assembles the WebAssembly kernels of code search (src/search/vectors/kernels/*.wat) and prints each as the base64 that
 // its .ts file ships inline. `node scripts/build-kernels.mjs`; test/search/int8-dots.test.ts checks they agree.
 import { readFileSync } from 'node:fs';
 import wabt from 'wabt';
@@ -13,5 +13,5 @@ export async function assemble(file) {
 if (import.meta.url === `file://${process.argv[1]}`)
   for (const name of ['int8-dots', 'sparse-dense'])
     process.stdout.write(
-      `${name}: ${await assemble(new URL(`../src/search/kernels/${name}.wat`, import.meta.url).pathname)}\n`,
+      `${name}: ${await assemble(new URL(`../src/search/vectors/kernels/${name}.wat`, import.meta.url).pathname)}\n`,
     );

@@ -10,7 +10,7 @@ rmSync('dist/bin', { recursive: true, force: true });
 
 await build({
   // The index build's worker threads load their module by name, beside the chunk that starts them.
-  entryPoints: { main: 'src/cli/main.ts', 'chunk-worker': 'src/search/chunk-worker.ts' },
+  entryPoints: { main: 'src/cli/main.ts', 'chunk-worker': 'src/search/lexical/chunk-worker.ts' },
   outdir: 'dist/bin',
   bundle: true,
   splitting: true,

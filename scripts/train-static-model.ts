@@ -34,9 +34,9 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { docBlocks, STYLE, type Style, sentenceOf } from '../bench/nl-queries.js';
-import { CorpusVectors } from '../src/search/corpus-vectors.js';
-import { StaticModel } from '../src/search/static-model.js';
-import { tokenize } from '../src/search/tokenize.js';
+import { tokenize } from '../src/search/lexical/tokenize.js';
+import { CorpusVectors } from '../src/search/vectors/corpus-vectors.js';
+import { StaticModel } from '../src/search/vectors/static-model.js';
 import { type Bag, contrastiveFit, type FitOptions } from './contrastive-fit.js';
 
 const started = performance.now();

@@ -23,8 +23,8 @@ import {
   watchFiles,
 } from '../gateway/index.js';
 import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
-import { parseDbTarget } from '../search/db/db-target.js';
-import { parseStoreUrl } from '../search/pg-store/store-url.js';
+import { parseDbTarget } from '../search/db-schemas/db-target.js';
+import { parseStoreUrl } from '../search/stores/pg/store-url.js';
 import type { HttpMount } from '../serve/http.js';
 import { count } from './format.js';
 import { checkTokens, checkWritable } from './gateway-flags.js';

@@ -1,7 +1,8 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseDbTargets } from '../search/db/db-target.js';
-import { withDatabases } from '../search/db/index-databases.js';
+import { parseDbTargets } from '../search/db-schemas/db-target.js';
+import { withDatabases } from '../search/db-schemas/index-databases.js';
+import { checkSearchRoot } from '../search/files/search-root.js';
 import {
   BUILTIN_MODEL,
   CodeIndex,
@@ -15,8 +16,8 @@ import {
   type SearchMode,
   StaticModel,
 } from '../search/index.js';
-import { indexIntoStore, PgStore, parseStoreUrl } from '../search/pg-store/index.js';
-import { cacheCapacity } from '../search/repo-cache.js';
+import { cacheCapacity } from '../search/server/repo-cache.js';
+import { indexIntoStore, PgStore, parseStoreUrl } from '../search/stores/pg/index.js';
 import { count } from './format.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
@@ -101,6 +102,8 @@ export function registerSearchCommands(program: Command, io: CliIO): void {
       // With --store as without: hybrid unless told (a stored repository without vectors ranks as bm25).
       const mode = modeFlag(flags);
       const root = resolve(io.cwd, path ?? '.');
+      // A missing root is refused before anything is served (with --store the root only names the default repo).
+      if (!flags.store) await checkSearchRoot(root);
       // Bound before the repository is indexed: a busy port fails at once.
       const port = await bindFirst(flags);
       try {

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodeIndex } from '../../src/search/code-index.js';
-import { BUILTIN_MODEL, StaticModel } from '../../src/search/static-model.js';
+import { CodeIndex } from '../../src/search/code-index/code-index.js';
+import { BUILTIN_MODEL, StaticModel } from '../../src/search/vectors/static-model.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0);
 

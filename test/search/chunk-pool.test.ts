@@ -4,12 +4,12 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Bm25Index } from '../../src/search/bm25.js';
-import { chunkFiles } from '../../src/search/chunk-pool.js';
-import type { Chunk } from '../../src/search/chunker.js';
-import { CodeIndex, SEARCH_MODES } from '../../src/search/code-index.js';
-import { EncoderTerms, TermEncoder } from '../../src/search/file-terms.js';
-import { walk } from '../../src/search/walk.js';
+import type { Chunk } from '../../src/search/chunks/chunker.js';
+import { CodeIndex, SEARCH_MODES } from '../../src/search/code-index/code-index.js';
+import { walk } from '../../src/search/files/walk.js';
+import { Bm25Index } from '../../src/search/lexical/bm25.js';
+import { chunkFiles } from '../../src/search/lexical/chunk-pool.js';
+import { EncoderTerms, TermEncoder } from '../../src/search/lexical/file-terms.js';
 
 let dir: string;
 beforeEach(async () => {

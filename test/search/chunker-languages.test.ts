@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkFile } from '../../src/search/chunker.js';
-import { languageOf } from '../../src/search/languages.js';
+import { chunkFile } from '../../src/search/chunks/chunker.js';
+import { languageOf } from '../../src/search/chunks/languages.js';
 
 /** One small file per language the chunker knows, and a name each must come out defining. */
 const SAMPLES: Array<[path: string, source: string, name: string]> = [

@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunkFile } from '../../src/search/chunker.js';
-import { CodeIndex } from '../../src/search/code-index.js';
-import { formatResults, resultsJson } from '../../src/search/results.js';
-import { walk } from '../../src/search/walk.js';
+import { chunkFile } from '../../src/search/chunks/chunker.js';
+import { CodeIndex } from '../../src/search/code-index/code-index.js';
+import { walk } from '../../src/search/files/walk.js';
+import { formatResults, resultsJson } from '../../src/search/ranking/results.js';
 
 let root: string;
 const files: Record<string, string | Buffer> = {

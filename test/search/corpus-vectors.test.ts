@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CorpusVectors } from '../../src/search/corpus-vectors.js';
+import { CorpusVectors } from '../../src/search/vectors/corpus-vectors.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0);
 

@@ -3,14 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { expect } from 'vitest';
-import { CodeIndex } from '../../src/search/code-index.js';
-import type { DbTarget } from '../../src/search/db/db-target.js';
-import { withDatabases } from '../../src/search/db/index-databases.js';
+import { CodeIndex } from '../../src/search/code-index/code-index.js';
+import type { DbTarget } from '../../src/search/db-schemas/db-target.js';
+import { withDatabases } from '../../src/search/db-schemas/index-databases.js';
 import {
   createSearchServer,
   type SearchServer,
   type SearchServerOptions,
-} from '../../src/search/search-server.js';
+} from '../../src/search/server/search-server.js';
 
 /** The sample app whose code queries the shop schema (SQL strings, an ORM model named after its table). */
 export const APP = fileURLToPath(new URL('../fixtures/db/app', import.meta.url));

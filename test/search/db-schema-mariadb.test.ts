@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDbTarget } from '../../src/search/db/db-target.js';
-import { connectMysql } from '../../src/search/db/mysql-schema.js';
+import { parseDbTarget } from '../../src/search/db-schemas/db-target.js';
+import { connectMysql } from '../../src/search/db-schemas/mysql-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadMariadbShop } from '../fixtures/db/load-shop.js';
 import { type DbServer, hasMariadb, startMariadb } from '../helpers/databases.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFRESH_BUSY } from '../../src/search/db/db-schemas.js';
-import { parseDbTarget } from '../../src/search/db/db-target.js';
-import { connectPostgres } from '../../src/search/db/postgres-schema.js';
+import { REFRESH_BUSY } from '../../src/search/db-schemas/db-schemas.js';
+import { parseDbTarget } from '../../src/search/db-schemas/db-target.js';
+import { connectPostgres } from '../../src/search/db-schemas/postgres-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadPostgresShop } from '../fixtures/db/load-shop.js';
 import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDbTarget } from '../../src/search/db/db-target.js';
+import { parseDbTarget } from '../../src/search/db-schemas/db-target.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { writeSqliteShop } from '../fixtures/db/load-shop.js';
 import { CLI } from '../helpers/cli.js';

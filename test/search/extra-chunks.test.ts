@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/search/chunker.js';
-import { CodeIndex } from '../../src/search/code-index.js';
+import type { Chunk } from '../../src/search/chunks/chunker.js';
+import { CodeIndex } from '../../src/search/code-index/code-index.js';
 
 let root: string;
 beforeAll(async () => {

@@ -7,13 +7,13 @@ import { mkdir, mkdtemp, open, readFile, rm, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Bm25Index } from '../../src/search/bm25.js';
-import { chunkFile } from '../../src/search/chunker.js';
-import { CodeIndex } from '../../src/search/code-index.js';
-import { loadSavedIndex, saveIndex } from '../../src/search/index-store.js';
-import { languageOf } from '../../src/search/languages.js';
-import { repoFiles } from '../../src/search/repo-file.js';
-import { looksBinary } from '../../src/search/text-sniff.js';
+import { chunkFile } from '../../src/search/chunks/chunker.js';
+import { languageOf } from '../../src/search/chunks/languages.js';
+import { CodeIndex } from '../../src/search/code-index/code-index.js';
+import { repoFiles } from '../../src/search/files/repo-file.js';
+import { looksBinary } from '../../src/search/files/text-sniff.js';
+import { Bm25Index } from '../../src/search/lexical/bm25.js';
+import { loadSavedIndex, saveIndex } from '../../src/search/stores/saved-index.js';
 
 let base: string;
 let repo: string;

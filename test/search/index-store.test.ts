@@ -2,8 +2,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Bm25Index } from '../../src/search/bm25.js';
-import { INDEX_FILE, loadSavedIndex, type SavedIndex, saveIndex } from '../../src/search/index-store.js';
+import { Bm25Index } from '../../src/search/lexical/bm25.js';
+import {
+  INDEX_FILE,
+  loadSavedIndex,
+  type SavedIndex,
+  saveIndex,
+} from '../../src/search/stores/saved-index.js';
 
 let root: string;
 beforeEach(async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { assemble } from '../../scripts/build-kernels.mjs';
-import { DocVectors } from '../../src/search/chunk-vectors.js';
-import { Int8Dots, KERNEL } from '../../src/search/kernels/int8-dots.js';
+import { DocVectors } from '../../src/search/vectors/chunk-vectors.js';
+import { Int8Dots, KERNEL } from '../../src/search/vectors/kernels/int8-dots.js';
 
 /** A seeded unit vector. */
 function unit(seed: number, k: number): Float32Array {
@@ -41,7 +41,7 @@ describe('the nearest-neighbour scan (WebAssembly SIMD kernel)', () => {
   });
 
   it('ships the bytes its .wat source assembles to', async () => {
-    expect(await assemble('src/search/kernels/int8-dots.wat')).toBe(KERNEL);
+    expect(await assemble('src/search/vectors/kernels/int8-dots.wat')).toBe(KERNEL);
   });
 
   it('leaves dimensions the kernel cannot take (not a multiple of 16, or over 256) to the JavaScript loop', () => {

@@ -9,8 +9,8 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
-import { CodeIndex } from '../../src/search/code-index.js';
-import { createSearchServer, type SearchServer } from '../../src/search/search-server.js';
+import { CodeIndex } from '../../src/search/code-index/code-index.js';
+import { createSearchServer, type SearchServer } from '../../src/search/server/search-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { mcpkit, textOf } from './fixtures.js';
 

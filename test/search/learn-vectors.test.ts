@@ -1,9 +1,9 @@
 // Vectors of a corpus larger than the sample the basis is learned from: every chunk gets the vector the model
 // gives its own words, a unit vector, without a float matrix of all the chunks.
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../../src/search/bm25.js';
-import { learnVectors } from '../../src/search/learn-vectors.js';
-import { tokenize } from '../../src/search/tokenize.js';
+import { Bm25Index } from '../../src/search/lexical/bm25.js';
+import { tokenize } from '../../src/search/lexical/tokenize.js';
+import { learnVectors } from '../../src/search/vectors/learn-vectors.js';
 
 const TOPICS = [
   'http request header parse response status',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkFile } from '../../src/search/chunker.js';
-import { outline } from '../../src/search/outline.js';
+import { chunkFile } from '../../src/search/chunks/chunker.js';
+import { outline } from '../../src/search/chunks/outline.js';
 
 const cut = async (path: string, source: string) =>
   (await chunkFile(path, source, { outline: true })).map((c) => [c.startLine, c.endLine, c.symbols]);

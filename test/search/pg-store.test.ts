@@ -8,10 +8,10 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodeIndex, type SearchMode } from '../../src/search/code-index.js';
-import { indexIntoStore, PgStore, parseStoreUrl } from '../../src/search/pg-store/index.js';
-import { StoreMirror } from '../../src/search/pg-store/store-mirror.js';
-import { createSearchServer, type SearchServerOptions } from '../../src/search/search-server.js';
+import { CodeIndex, type SearchMode } from '../../src/search/code-index/code-index.js';
+import { createSearchServer, type SearchServerOptions } from '../../src/search/server/search-server.js';
+import { indexIntoStore, PgStore, parseStoreUrl } from '../../src/search/stores/pg/index.js';
+import { StoreMirror } from '../../src/search/stores/pg/store-mirror.js';
 import { CLI } from '../helpers/cli.js';
 import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
@@ -137,9 +137,9 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
     expect(hybrid).toMatch(/^Search results for: "rank chunks by bm25 score" \(mode=hybrid\)\n\n1\. /);
     for (const replica of replicas)
       expect((await replica.call('search', { query: QUERIES[0] as string })).text).toBe(hybrid);
-    const related = { file_path: 'code-index.ts', line: 300, top_k: 8 };
+    const related = { file_path: 'code-index/code-index.ts', line: 300, top_k: 8 };
     const expected = await memory.call('find_related', related);
-    expect(expected.text).toMatch(/^Chunks related to code-index\.ts:300/);
+    expect(expected.text).toMatch(/^Chunks related to code-index\/code-index\.ts:300/);
     for (const replica of replicas) expect(await replica.call('find_related', related)).toEqual(expected);
   });
 
@@ -172,24 +172,26 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
       join(repo, 'quokka.ts'),
       'export function feedQuokka(leaves: number) {\n  return leaves;\n}\n',
     );
-    await rm(join(repo, 'synonyms.ts'));
+    await rm(join(repo, 'lexical/synonyms.ts'));
     const again = await mcpkit(base, 'index', repo, '--store', url);
     expect(again.stdout).toMatch(/; 1 file written, 1 removed in \d+ ms\n$/);
     for (const replica of replicas) {
       const found = await replica.call('search', { query: 'feedQuokka', top_k: 1 });
       expect(found.text).toContain('1. quokka.ts:1-3');
-      expect((await replica.call('search', { query: 'synonymsOf', top_k: 20 })).text).not.toContain(
-        'synonyms.ts',
+      expect((await replica.call('search', { query: 'synonymsOf', top_k: 20 })).text).not.toMatch(
+        /^\d+\. lexical\/synonyms\.ts:/m,
       );
-      expect(await replica.call('find_related', { file_path: 'synonyms.ts', line: 1 })).toMatchObject({
-        isError: true,
-      });
+      expect(await replica.call('find_related', { file_path: 'lexical/synonyms.ts', line: 1 })).toMatchObject(
+        {
+          isError: true,
+        },
+      );
     }
     // A server started now (its copy loaded whole) and the two that applied the change answer alike: statistics
     // count live chunks only, however a copy got there; the re-index kept the basis and projected the new chunks.
     const store = await PgStore.connect(url);
     const fresh = await inProcess({ root: repo, store });
-    await inMemory.withFiles(['quokka.ts', 'synonyms.ts']);
+    await inMemory.withFiles(['quokka.ts', 'lexical/synonyms.ts']);
     const stored = await store.open('search');
     const paths = (hits: { chunk: { path: string; startLine: number } }[]) =>
       hits.map((hit) => `${hit.chunk.path}:${hit.chunk.startLine}`);

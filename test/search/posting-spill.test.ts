@@ -4,8 +4,8 @@ import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Bm25Index } from '../../src/search/bm25.js';
-import { CodeIndex, SEARCH_MODES } from '../../src/search/code-index.js';
+import { CodeIndex, SEARCH_MODES } from '../../src/search/code-index/code-index.js';
+import { Bm25Index } from '../../src/search/lexical/bm25.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 // The SSRF guard of search-by-URL: which addresses a clone may connect to.
 import { describe, expect, it } from 'vitest';
-import { checkCloneUrl } from '../../src/search/clone.js';
-import { embeddedIpv4, ipv6Words, isPrivateAddress } from '../../src/search/private-address.js';
+import { checkCloneUrl } from '../../src/search/server/clone.js';
+import { embeddedIpv4, ipv6Words, isPrivateAddress } from '../../src/search/server/private-address.js';
 
 describe('isPrivateAddress', () => {
   it('refuses IPv6 forms that carry a private IPv4 address', () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expandQuery, isProse } from '../../src/search/query-expansion.js';
-import { BUILTIN_MODEL, StaticModel } from '../../src/search/static-model.js';
+import { expandQuery, isProse } from '../../src/search/vectors/query-expansion.js';
+import { BUILTIN_MODEL, StaticModel } from '../../src/search/vectors/static-model.js';
 
 describe('query expansion with the shipped model', () => {
   let model: StaticModel;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/search/chunker.js';
-import { DEFAULT_RANKING, rankChunks } from '../../src/search/ranking.js';
+import type { Chunk } from '../../src/search/chunks/chunker.js';
+import { DEFAULT_RANKING, rankChunks } from '../../src/search/ranking/ranking.js';
 
 const chunk = (path: string, startLine: number): Chunk => ({
   path,

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHUNKER_VERSION } from '../../src/search/index-store.js';
+import { CHUNKER_VERSION } from '../../src/search/stores/saved-index.js';
 import { mcpkit, writeSearchRepos, writeTinyModel } from './fixtures.js';
 
 let base: string;
@@ -52,7 +52,7 @@ describe('mcpkit query and mcpkit index', () => {
     expect((await query('TtlCache')).stderr).toBe('');
     await writeFile(join(repo, 'src/cache.ts'), 'export class TtlCache {\n  purgeExpired() {}\n}\n');
     const changed = await query('purgeExpired');
-    expect(changed.stderr).toContain('is out of date (1 files new or changed, 0 gone); re-indexed those');
+    expect(changed.stderr).toContain('is out of date (1 file new or changed, 0 gone); re-indexed those');
     expect(changed.stdout).toContain('1. src/cache.ts:1-3');
     await writeFile(join(repo, '.mcpkit/search-index.bin'), '{ not an index');
     const broken = await query('purgeExpired');
@@ -99,7 +99,7 @@ describe('mcpkit index on hostile content', () => {
 
 describe('static models (--model DIR)', () => {
   it('loads a model2vec-format model: WordPiece pieces, weighted mean, unit length', async () => {
-    const { StaticModel } = await import('../../src/search/static-model.js');
+    const { StaticModel } = await import('../../src/search/vectors/static-model.js');
     const dir = join(base, 'model');
     await writeTinyModel(dir);
     const model = await StaticModel.load(dir);

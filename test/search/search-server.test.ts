@@ -9,7 +9,7 @@ import {
   createSearchServer,
   type SearchServer,
   type SearchServerOptions,
-} from '../../src/search/search-server.js';
+} from '../../src/search/server/search-server.js';
 import { CLI } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { startGitServer } from '../helpers/git-server.js';
@@ -274,7 +274,7 @@ describe('search-server --mode', () => {
   it('search-server --mode sets the mode of searches that name none; a call can still choose', async () => {
     const dir = join(base, 'model-server');
     await writeTinyModel(dir);
-    const { StaticModel } = await import('../../src/search/static-model.js');
+    const { StaticModel } = await import('../../src/search/vectors/static-model.js');
     const model = await StaticModel.load(dir);
     const { client: semantic, close } = await connectSearch({ model, mode: 'semantic' });
     try {

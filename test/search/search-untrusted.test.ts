@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSearchServer, type SearchServer } from '../../src/search/search-server.js';
+import { createSearchServer, type SearchServer } from '../../src/search/server/search-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { textOf } from './fixtures.js';
 

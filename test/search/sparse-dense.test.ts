@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { assemble } from '../../scripts/build-kernels.mjs';
-import { SPARSE_DENSE_KERNEL, SparseDense, type SparseRows } from '../../src/search/kernels/sparse-dense.js';
+import {
+  SPARSE_DENSE_KERNEL,
+  SparseDense,
+  type SparseRows,
+} from '../../src/search/vectors/kernels/sparse-dense.js';
 
 /** A seeded sparse matrix: `rows` rows over `cols` columns, a few entries each, ascending. */
 function sparse(rows: number, cols: number, seed: number): SparseRows {
@@ -48,7 +52,7 @@ describe('the sparse × dense product (WebAssembly SIMD kernel)', () => {
   });
 
   it('ships the module its .wat assembles to', async () => {
-    const wat = new URL('../../src/search/kernels/sparse-dense.wat', import.meta.url).pathname;
+    const wat = new URL('../../src/search/vectors/kernels/sparse-dense.wat', import.meta.url).pathname;
     expect(await assemble(wat)).toBe(SPARSE_DENSE_KERNEL);
   });
 });
