@@ -1,7 +1,7 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import { count } from '../internal/plural.js';
 import type { CatalogSource, PrefixMode } from './catalog.js';
-import { TASKS_EXTENSION } from './task-routes.js';
+import { TASKS_EXTENSION } from './tasks/task-routes.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 
 /** What the gateway advertises to a client: capabilities and instructions, from its ready upstreams. */

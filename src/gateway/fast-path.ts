@@ -11,7 +11,7 @@ import { type FrameIntercept, type InterceptContext, modernResult, progressToken
 import type { Downstream } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
 import type { RoutedCall, ToolRouter } from './router.js';
-import { TASK_METHODS, type TaskRoutes } from './task-routes.js';
+import { TASK_METHODS, type TaskRoutes } from './tasks/task-routes.js';
 
 /** What the fast path needs from its gateway. */
 export interface FastPathHost {

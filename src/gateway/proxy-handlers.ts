@@ -17,8 +17,8 @@ import type { Downstream, Downstreams } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
 import { RESULTS_URI, type ResultStore } from './result-store.js';
 import type { ToolRouter } from './router.js';
-import { installTaskHandlers, startToolTask } from './task-handlers.js';
-import type { GatewayTasks } from './task-store.js';
+import { installTaskHandlers, startToolTask } from './tasks/task-handlers.js';
+import type { GatewayTasks } from './tasks/task-store.js';
 import { type InputRound, relayRequest } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 

@@ -8,16 +8,16 @@ import {
 import { requiresTask } from '../client/index.js';
 import { isMcpkitError } from '../errors/index.js';
 import { failedResult, type ProgressUpdate } from '../serve/index.js';
-import { type CallEvents, type CallRecord, outcomeOf } from './call-events.js';
 import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import type { Asker, InputFlows } from './input-flows.js';
+import { type CallEvents, type CallRecord, outcomeOf } from './observers/call-events.js';
 import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
-import type { TaskRoutes } from './task-routes.js';
+import type { TaskRoutes } from './tasks/task-routes.js';
+import { runUpstreamTask, wantsTasksExtension } from './tasks/upstream-task.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 import { type InputRound, relayToolCall } from './upstream-relay.js';
-import { runUpstreamTask, wantsTasksExtension } from './upstream-task.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The stateless revision: its clients answer an upstream's questions through `input_required`. */

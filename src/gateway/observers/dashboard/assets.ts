@@ -19,10 +19,11 @@ const TYPES: Record<string, string> = {
 
 /**
  * The folder of the page's files, `assets/dashboard/` at the package root: two levels up from the CLI
- * bundle (`dist/bin/`), three from this module (`src/gateway/dashboard/`, `dist/gateway/dashboard/`).
+ * bundle (`dist/bin/`), four from this module (`src/gateway/observers/dashboard/`, and the same under
+ * `dist/`).
  */
 const ROOT = [
-  new URL('../../../assets/dashboard/', import.meta.url),
+  new URL('../../../../assets/dashboard/', import.meta.url),
   new URL('../../assets/dashboard/', import.meta.url),
 ]
   .map((url) => fileURLToPath(url))
