@@ -31,7 +31,7 @@ export interface HandlerTasks {
     call: { name: string; arguments: Record<string, unknown>; ttl: number | undefined },
     downstream: Downstream,
     identity: string,
-  ): Record<string, unknown>;
+  ): object;
   /** Installs `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` on a served instance. */
   install(server: Server, identity: () => string): void;
 }

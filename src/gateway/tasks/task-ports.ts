@@ -23,7 +23,7 @@ export function taskPorts(routes: TaskRoutes, offered: GatewayTasks): TaskPorts 
     },
     handlers: {
       start: (router, call, downstream, identity) =>
-        startToolTask(offered, router, call, downstream, identity) as unknown as Record<string, unknown>,
+        startToolTask(offered, router, call, downstream, identity),
       install: (server, identity) => installTaskHandlers(server, offered, identity),
     },
     offered: OFFERED_TASKS,
