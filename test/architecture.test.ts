@@ -202,3 +202,58 @@ describe('search stages', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+/**
+ * The gateway's rooms. `gateway/` itself holds the core routing (catalog, router, fast path, upstreams…);
+ * `gateway/tasks/` the tasks it runs or passes through, `gateway/observers/` what watches calls (events,
+ * audit, telemetry, the dashboard). The rooms may import the core; the core imports no room, except the
+ * call-event seam (`observers/call-events.ts`, which imports nothing of the gateway). The assembly
+ * (`gateway.ts`, `index.ts`) wires rooms and core together; only the observers may look at it (the
+ * dashboard watches the whole `Gateway`).
+ */
+describe('gateway rooms', () => {
+  const GATEWAY = join(SRC, 'gateway');
+  const SEAM = 'observers/call-events.ts';
+  const ASSEMBLY = new Set(['gateway.ts', 'index.ts']);
+  const room = (path: string) =>
+    ASSEMBLY.has(path)
+      ? 'assembly'
+      : path.startsWith('tasks/')
+        ? 'tasks'
+        : path.startsWith('observers/')
+          ? 'observers'
+          : 'core';
+
+  async function gatewayArrows(): Promise<{ from: string; to: string }[]> {
+    const arrows: { from: string; to: string }[] = [];
+    for (const file of await sourceFiles(GATEWAY)) {
+      const text = await readFile(file, 'utf8');
+      for (const match of text.matchAll(/(?:from\s+|import\()'(\.[^']+)'/g)) {
+        const to = relative(GATEWAY, resolve(dirname(file), (match[1] as string).replace(/\.js$/, '.ts')));
+        if (!to.startsWith('..')) arrows.push({ from: relative(GATEWAY, file), to });
+      }
+    }
+    return arrows;
+  }
+
+  it('keeps the core out of the rooms, but for the call-event seam', async () => {
+    const wrong = (await gatewayArrows())
+      .filter(({ from, to }) => room(from) === 'core' && (room(to) === 'tasks' || room(to) === 'observers'))
+      .filter(({ to }) => to !== SEAM)
+      .map(({ from, to }) => `${from} imports ${to}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps the rooms apart, the seam a leaf, and the assembly imported by observers only', async () => {
+    const wrong = (await gatewayArrows())
+      .filter(
+        ({ from, to }) =>
+          (from === SEAM && to !== SEAM) ||
+          (room(from) === 'tasks' && room(to) === 'observers' && to !== SEAM) ||
+          (room(from) === 'observers' && room(to) === 'tasks') ||
+          (room(to) === 'assembly' && room(from) !== 'observers' && room(from) !== 'assembly'),
+      )
+      .map(({ from, to }) => `${from} imports ${to}`);
+    expect(wrong).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@ import { inputSchemaOf, lazyValidator, resolveArguments } from '../src/bridge/in
 import { expandVariables } from '../src/config/variables.js';
 import { exposedName } from '../src/gateway/catalog.js';
 import { PinStore } from '../src/gateway/pins.js';
-import { identifierWords } from '../src/search/db/schema-words.js';
+import { identifierWords } from '../src/search/db-schemas/schema-words.js';
 import { PROTOTYPE_NAMES } from './serve/frame-fuzz.js';
 
 // Issue 34's audit: every place a name from the wire or a config indexes a plain object. Each of these

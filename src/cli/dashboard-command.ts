@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { McpkitError } from '../errors/index.js';
-import { runningGateways } from '../gateway/dashboard/runtime-file.js';
+import { runningGateways } from '../gateway/observers/dashboard/runtime-file.js';
 import { openBrowser } from '../internal/browser.js';
 import type { CliIO } from './io.js';
 

@@ -44,7 +44,7 @@ export async function startObservers(
     });
   }
   if (telemetryWanted(io.env)) {
-    const { startTelemetryExport } = await import('../gateway/telemetry-export.js');
+    const { startTelemetryExport } = await import('../gateway/observers/telemetry-export.js');
     const exporting = await startTelemetryExport(io.env, () => gateway.status());
     const stop = gateway.calls.subscribe(exporting.telemetry);
     closers.push(async () => {
@@ -63,7 +63,7 @@ export async function startObservers(
   closers.push(() => dashboard.close());
   observers.pages = dashboard;
   observers.onListening = async (url) => {
-    const { writeGatewayRuntime } = await import('../gateway/dashboard/runtime-file.js');
+    const { writeGatewayRuntime } = await import('../gateway/observers/dashboard/runtime-file.js');
     const startedAt = new Date().toISOString();
     const page = new URL('/', url).href;
     const write = () =>

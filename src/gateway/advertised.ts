@@ -1,7 +1,6 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import { count } from '../internal/plural.js';
 import type { CatalogSource, PrefixMode } from './catalog.js';
-import { TASKS_EXTENSION } from './task-routes.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 
 /** What the gateway advertises to a client: capabilities and instructions, from its ready upstreams. */
@@ -11,15 +10,21 @@ export interface Advertised {
 }
 
 /**
- * The gateway's capabilities (its own list_changed and logging, plus what any upstream offers) and its
- * instructions (which servers it serves, how names are made, and each upstream's own instructions).
+ * The gateway's capabilities (its own list_changed and logging, plus what any upstream offers, and those of
+ * `extensions` — the ones the gateway passes through — that an upstream offers) and its instructions
+ * (which servers it serves, how names are made, and each upstream's own instructions).
  */
-export function advertised(sources: readonly CatalogSource[], prefix: PrefixMode): Advertised {
-  return { capabilities: capabilities(sources), instructions: instructions(sources, prefix) };
+export function advertised(
+  sources: readonly CatalogSource[],
+  prefix: PrefixMode,
+  extensions: readonly string[] = [],
+): Advertised {
+  return { capabilities: capabilities(sources, extensions), instructions: instructions(sources, prefix) };
 }
 
-function capabilities(sources: readonly CatalogSource[]): ServerCapabilities {
+function capabilities(sources: readonly CatalogSource[], extensions: readonly string[]): ServerCapabilities {
   const offered = sources.map((s) => s.connection.capabilities ?? {});
+  const passed = extensions.filter((name) => offered.some((c) => c.extensions?.[name]));
   return {
     tools: { listChanged: true },
     resources: {
@@ -29,10 +34,8 @@ function capabilities(sources: readonly CatalogSource[]): ServerCapabilities {
     logging: {},
     ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
     ...(offered.some((c) => c.completions) ? { completions: {} } : {}),
-    // Upstream tasks pass through (task-routes.ts) to clients that declare the extension.
-    ...(offered.some((c) => c.extensions?.[TASKS_EXTENSION])
-      ? { extensions: { [TASKS_EXTENSION]: {} } }
-      : {}),
+    // Upstream tasks pass through (tasks/task-routes.ts) to clients that declare the extension.
+    ...(passed.length > 0 ? { extensions: Object.fromEntries(passed.map((name) => [name, {}])) } : {}),
   };
 }
 

@@ -11,13 +11,22 @@ import { type FrameIntercept, type InterceptContext, modernResult, progressToken
 import type { Downstream } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
 import type { RoutedCall, ToolRouter } from './router.js';
-import { TASK_METHODS, type TaskRoutes } from './task-routes.js';
+
+/** Where a 2026-07-28 client's `tasks/get`, `tasks/update` and `tasks/cancel` go (`gateway/tasks/`). */
+export interface FastPathTasks {
+  /** The methods of the tasks extension routed to a task's upstream. */
+  methods: ReadonlySet<string>;
+  serve(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>>;
+}
 
 /** What the fast path needs from its gateway. */
 export interface FastPathHost {
   router: ToolRouter;
-  /** Where a 2026-07-28 client's `tasks/get`, `tasks/update` and `tasks/cancel` go. */
-  tasks: TaskRoutes;
+  tasks: FastPathTasks;
   /** The client on this stdio connection, once its handshake made one. */
   downstream(): Downstream | undefined;
   /** Who a 2026-07-28 request comes from (see `identityOf`). */
@@ -53,14 +62,16 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       controller.abort(params?.reason ?? 'cancelled by the client');
       return true;
     }
-    if (typeof method === 'string' && TASK_METHODS.has(method))
+    if (typeof method === 'string' && host.tasks.methods.has(method))
       return serveTaskRequest(host, message, reply, context);
     if (method !== 'tools/call' || !isPlainCall(message)) return false;
     const downstream = context ? undefined : host.downstream();
     const era: ProtocolEra | undefined = context?.era ?? downstream?.era;
-    if (!era || !host.router.readyTarget(message.params.name)) return false;
-    // A 2025 client's call as a task is the gateway's task to run (see task-handlers.ts).
-    if (era === 'legacy' && 'task' in message.params) return false;
+    // A 2025 client's call as a task is the gateway's task to run (see tasks/task-handlers.ts).
+    if (!era || (era === 'legacy' && 'task' in message.params)) return false;
+    // The name is resolved and the upstream asked whether it takes calls here, once: the router is handed both.
+    const ready = host.router.readyTarget(message.params.name);
+    if (!ready) return false;
     const { id } = message;
     let signal: AbortSignal;
     if (context) signal = context.signal;
@@ -73,6 +84,7 @@ export function toolCallFastPath(host: FastPathHost): FrameIntercept {
       CLIENT_CAPABILITIES_META_KEY
     ];
     const call: RoutedCall = {
+      ready,
       signal,
       era,
       ...(era === 'modern' && isObject(capabilities) ? { round: { clientCapabilities: capabilities } } : {}),

@@ -1,6 +1,5 @@
 // mcpkit/gateway — everything exported here is public API.
-export { type AuditEntry, AuditLog, type AuditLogOptions, argumentsDigest } from './audit.js';
-export { CallEvents, type CallObserver, type CallOutcome, type CallRecord } from './call-events.js';
+
 export {
   type Catalog,
   type ExposedPrompt,
@@ -9,8 +8,12 @@ export {
   type PrefixMode,
 } from './catalog.js';
 export { type ServerSelection, selectedServers, type Watch, watchFiles } from './config-source.js';
-export { Dashboard, type DashboardOptions, LogBuffer, type LogLine } from './dashboard/index.js';
 export { Gateway, type GatewayOptions, type GatewayProfile } from './gateway.js';
+export { type AuditEntry, AuditLog, type AuditLogOptions, argumentsDigest } from './observers/audit.js';
+export { CallEvents, type CallObserver, type CallOutcome, type CallRecord } from './observers/call-events.js';
+export { Dashboard, type DashboardOptions, LogBuffer, type LogLine } from './observers/dashboard/index.js';
+export { CallTelemetry } from './observers/telemetry.js';
+export { startTelemetryExport, type TelemetryExport, telemetryWanted } from './observers/telemetry-export.js';
 export {
   FilePins,
   type PinBackend,
@@ -26,7 +29,5 @@ export { PINS_CHANNEL, RedisPins } from './pins-redis.js';
 export { STATUS_URI } from './proxy-handlers.js';
 export { type RevealedTarget, revealedOverRedis } from './revealed-redis.js';
 export { asReplica } from './single-servers.js';
-export { CallTelemetry } from './telemetry.js';
-export { startTelemetryExport, type TelemetryExport, telemetryWanted } from './telemetry-export.js';
 export { CALL_TOOL, TOOL_SEARCH, type ToolMatch, ToolSearch, toolIndexMarkdown } from './tool-search.js';
 export type { UpstreamStatus } from './upstreams.js';

@@ -17,13 +17,24 @@ import type { Downstream, Downstreams } from './downstream.js';
 import { withoutServerInfo } from './relayed.js';
 import { RESULTS_URI, type ResultStore } from './result-store.js';
 import type { ToolRouter } from './router.js';
-import { installTaskHandlers, startToolTask } from './task-handlers.js';
-import type { GatewayTasks } from './task-store.js';
 import { type InputRound, relayRequest } from './upstream-relay.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The status resource every gateway serves. */
 export const STATUS_URI = 'mcpkit://gateway/status';
+
+/** The tasks the gateway runs for 2025 clients that call a tool as a task (`gateway/tasks/`). */
+export interface HandlerTasks {
+  /** Starts a call as a task; the answer is the task, at once. */
+  start(
+    router: ToolRouter,
+    call: { name: string; arguments: Record<string, unknown>; ttl: number | undefined },
+    downstream: Downstream,
+    identity: string,
+  ): object;
+  /** Installs `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` on a served instance. */
+  install(server: Server, identity: () => string): void;
+}
 
 /** What the request handlers need from their gateway. */
 export interface HandlerHost {
@@ -36,7 +47,7 @@ export interface HandlerHost {
   upstreams: Upstreams;
   downstreams: Downstreams;
   /** The tasks the gateway runs for 2025 clients that call a tool as a task. */
-  tasks: GatewayTasks;
+  tasks: HandlerTasks;
   /** Results cut for clients, whole: read as `mcpkit://results/<id>[/<page>]`. */
   results: ResultStore;
 }
@@ -65,7 +76,7 @@ export function installHandlers(
     if (task && downstream.era === 'legacy' && capabilities.tasks) {
       const ttl = typeof task.ttl === 'number' ? task.ttl : undefined;
       const call = { name: request.params.name, arguments: request.params.arguments ?? {}, ttl };
-      return startToolTask(host.tasks, host.router, call, downstream, identity()) as never;
+      return host.tasks.start(host.router, call, downstream, identity()) as never;
     }
     const progress = progressSender(ctx);
     const round = downstream.era === 'modern' ? inputRound(ctx) : undefined;
@@ -80,7 +91,7 @@ export function installHandlers(
       ...(round ? { round } : {}),
     });
   });
-  if (capabilities.tasks) installTaskHandlers(server, host.tasks, identity);
+  if (capabilities.tasks) host.tasks.install(server, identity);
   server.setRequestHandler('resources/list', async (request) => {
     const catalog = await host.catalog();
     const status = {

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { failedResult, SERVER_INFO_META_KEY as SERVER_INFO } from '../serve/index.js';
-import { markUnavailable } from './call-events.js';
+import { markUnavailable } from './observers/call-events.js';
 
 /**
  * The result without `resultType` and the upstream's own `_meta` server info (the serving side adds its

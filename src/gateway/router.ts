@@ -5,19 +5,17 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { requiresTask } from '../client/index.js';
+import { type RawRelayPort, requiresTask, type ServerHandle } from '../client/index.js';
 import { isMcpkitError } from '../errors/index.js';
 import { failedResult, type ProgressUpdate } from '../serve/index.js';
-import { type CallEvents, type CallRecord, outcomeOf } from './call-events.js';
 import type { Catalog, ExposedTool, PrefixMode } from './catalog.js';
 import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import type { Asker, InputFlows } from './input-flows.js';
+import { type CallEvents, type CallRecord, outcomeOf } from './observers/call-events.js';
 import { asCallToolResult, unavailable, withoutServerInfo } from './relayed.js';
-import type { TaskRoutes } from './task-routes.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 import { type InputRound, relayToolCall } from './upstream-relay.js';
-import { runUpstreamTask, wantsTasksExtension } from './upstream-task.js';
 import type { Upstreams } from './upstreams.js';
 
 /** The stateless revision: its clients answer an upstream's questions through `input_required`. */
@@ -43,6 +41,46 @@ export interface RoutedCall {
   client?: string;
   /** This call as observers see it (set by the router while someone observes). */
   record?: CallRecord;
+  /**
+   * The call's target as the fast path resolved it ({@link ToolRouter.readyTarget}): the router neither looks
+   * the name up again nor asks again whether the upstream takes calls.
+   */
+  ready?: ReadyTarget;
+}
+
+/** A tool and its upstream's connection, found ready: a call's resolution, made once. */
+export interface ReadyTarget {
+  tool: ExposedTool;
+  connection: ServerHandle;
+}
+
+/**
+ * What the router needs of the tasks room (`gateway/tasks/`), which the gateway hands it: upstream tasks
+ * for 2026-07-28 clients of the tasks extension, and a task-only tool followed for a client that cannot
+ * take a task.
+ */
+export interface RouterTasks {
+  /** Whether a call of this tool becomes a gateway task for a client with these capabilities. */
+  offers(target: ExposedTool, capabilities: unknown, upstreamVersion: string | undefined): boolean;
+  /** Runs a call as a gateway task; the extension's `CreateTaskResult`, at once. */
+  run(
+    call: (
+      signal: AbortSignal,
+      progress: (update: ProgressUpdate) => Promise<void>,
+    ) => Promise<CallToolResult>,
+  ): Record<string, unknown>;
+  /** An upstream's `CreateTaskResult`, under a new gateway id. */
+  adopt(server: string, result: Record<string, unknown>): Record<string, unknown>;
+  /** Whether an upstream refused a call because the tool runs only as a task of the extension. */
+  wantsExtension(error: { code: number; data?: unknown }): boolean;
+  /** Runs such a tool as an upstream task and follows it to its result. */
+  follow(
+    relay: RawRelayPort,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    progress?: (update: ProgressUpdate) => Promise<void>,
+  ): Promise<CallToolResult>;
 }
 
 /** What the router needs from its gateway. */
@@ -57,8 +95,8 @@ export interface RouterHost {
   prefix: PrefixMode;
   /** Exposed tool names seen before, with their server: a call to one whose server is down says so. */
   known: ReadonlyMap<string, string>;
-  /** Upstream tasks handed to 2026-07-28 clients under gateway ids. */
-  tasks: TaskRoutes;
+  /** Upstream tasks handed to 2026-07-28 clients under gateway ids, and task-only tools followed. */
+  tasks: RouterTasks;
   /** Answers `tool_search`. */
   toolSearch(catalog: Catalog, args: Record<string, unknown>, identity: string | undefined): CallToolResult;
   /** Set for a profile's router: whether a tool (exposed name, server) is in it; others are unknown tools. */
@@ -82,13 +120,18 @@ export class ToolRouter {
   constructor(private readonly host: RouterHost) {}
 
   /**
-   * The tool a plain call of `name` goes to, when that is known without waiting: the catalog is built and
-   * the upstream is ready. The fast path takes only such calls.
+   * The tool a plain call of `name` goes to and its upstream's connection, when that is known without
+   * waiting: the catalog is built and the upstream takes calls. The fast path takes only such calls, and
+   * hands this resolution to {@link ToolRouter.call} as `ready`.
    */
-  readyTarget(name: string): ExposedTool | undefined {
+  readyTarget(name: string): ReadyTarget | undefined {
     const tool = this.host.built()?.toolsByName.get(name);
-    if (!tool || this.host.upstreams.connection(tool.server)?.status !== 'ready') return undefined;
-    return tool;
+    if (!tool) return undefined;
+    const { upstreams } = this.host;
+    const connection = upstreams.connection(tool.server);
+    // Ready first (no side effect), then the refusals `unavailable` also knows of: the call's one question.
+    if (connection?.status !== 'ready' || upstreams.unavailable(tool.server) !== undefined) return undefined;
+    return { tool, connection };
   }
 
   /** Serves one tools/call; observers of {@link RouterHost.events} hear of it (nothing is done without any). */
@@ -116,6 +159,8 @@ export class ToolRouter {
     args: Record<string, unknown>,
     call: RoutedCall,
   ): Promise<CallToolResult> {
+    const { ready } = call;
+    if (ready) return this.capped(await this.forward(ready.tool, name, args, call, ready.connection));
     const catalog = this.host.built() ?? (await this.host.catalog());
     let target = catalog.toolsByName.get(name);
     let given = args;
@@ -143,7 +188,10 @@ export class ToolRouter {
       if ('result' in missing) return missing.result;
       target = missing.target;
     }
-    const result = await this.forward(target, name, given, call);
+    return this.capped(await this.forward(target, name, given, call));
+  }
+
+  private capped(result: CallToolResult): CallToolResult {
     return this.host.capResult ? this.host.capResult(result) : result;
   }
 
@@ -170,15 +218,16 @@ export class ToolRouter {
     name: string,
     args: Record<string, unknown>,
     call: RoutedCall,
+    ready?: ServerHandle,
   ): Promise<CallToolResult> {
-    const { upstreams, inputs, tasks } = this.host;
+    const { inputs, tasks } = this.host;
     if (call.record) {
       call.record.server = target.server;
       call.record.tool = target.tool;
     }
-    const connection = upstreams.connection(target.server);
-    const down = upstreams.unavailable(target.server);
-    if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
+    const reached = ready ?? this.reach(target.server);
+    if ('down' in reached) return unavailable(name, reached.down);
+    const connection = reached;
     // A slow tool (one its 2025 upstream runs as a task) becomes the gateway's task for a 2026-07-28 client
     // of the tasks extension.
     if (
@@ -202,7 +251,19 @@ export class ToolRouter {
         call.signal,
       );
     }
-    return this.relay(target, name, args, call);
+    return this.relay(target, name, args, call, undefined, connection);
+  }
+
+  /**
+   * The upstream's connection when it takes calls now, or why not. Asked once per call; asked again only
+   * for work that starts later (a gateway task, an input flow), when the answer may have changed.
+   */
+  private reach(server: string): ServerHandle | { down: string } {
+    const { upstreams } = this.host;
+    const connection = upstreams.connection(server);
+    const down = upstreams.unavailable(server);
+    if (!connection || down) return { down: down ?? `server "${server}" is not configured` };
+    return connection;
   }
 
   /** The call itself, on the upstream that owns the tool, reported to observers when there are any. */
@@ -212,14 +273,15 @@ export class ToolRouter {
     args: Record<string, unknown>,
     call: RoutedCall,
     ask?: Asker,
+    reached?: ServerHandle,
   ): Promise<CallToolResult> {
     const { record } = call;
     const events = this.host.events;
-    if (!record || !events) return this.relayOnce(target, name, args, call, ask);
-    const version = this.host.upstreams.connection(target.server)?.protocolVersion;
+    if (!record || !events) return this.relayOnce(target, name, args, call, ask, reached);
+    const version = (reached ?? this.host.upstreams.connection(target.server))?.protocolVersion;
     events.upstream(record, target.server, target.tool, version);
     try {
-      const result = await this.relayOnce(target, name, args, call, ask);
+      const result = await this.relayOnce(target, name, args, call, ask, reached);
       events.upstreamDone(record, outcomeOf(result));
       return result;
     } catch (error) {
@@ -228,18 +290,21 @@ export class ToolRouter {
     }
   }
 
-  /** The call on the upstream; its requests go to `ask` when given. */
+  /**
+   * The call on the upstream (`reached`: its connection as this call found it ready; looked up again for
+   * work that started later); its requests go to `ask` when given.
+   */
   private async relayOnce(
     target: ExposedTool,
     name: string,
     args: Record<string, unknown>,
     call: RoutedCall,
     ask?: Asker,
+    reached: ServerHandle | { down: string } = this.reach(target.server),
   ): Promise<CallToolResult> {
-    const { upstreams, downstreams } = this.host;
-    const connection = upstreams.connection(target.server);
-    const down = upstreams.unavailable(target.server);
-    if (!connection || down) return unavailable(name, down ?? `server "${target.server}" is not configured`);
+    const { upstreams, downstreams, tasks } = this.host;
+    if ('down' in reached) return unavailable(name, reached.down);
+    const connection = reached;
     const end =
       call.downstream || ask
         ? downstreams.begin(target.server, { downstream: call.downstream, ctx: call.ctx, ask })
@@ -269,8 +334,8 @@ export class ToolRouter {
         return asCallToolResult(this.host.tasks.adopt(target.server, relayed.result));
       // A task-only tool of a 2026-07-28 upstream, for a 2025 client (which cannot take such a task): the
       // gateway follows the task. A 2026-07-28 client gets the -32021 and may declare the extension.
-      if (relayed?.kind === 'error' && relay && call.era !== 'modern' && wantsTasksExtension(relayed.error))
-        return await runUpstreamTask(relay, target.tool, args, call.signal, call.progress);
+      if (relayed?.kind === 'error' && relay && call.era !== 'modern' && tasks.wantsExtension(relayed.error))
+        return await tasks.follow(relay, target.tool, args, call.signal, call.progress);
       if (relayed?.kind === 'error') {
         const { code, message, data } = relayed.error;
         // The upstream died during the call: the same answer as a call that found it down.
@@ -290,9 +355,9 @@ export class ToolRouter {
       const port =
         call.era !== 'modern' &&
         error instanceof ProtocolError &&
-        wantsTasksExtension(error) &&
+        tasks.wantsExtension(error) &&
         upstreams.relay(target.server);
-      if (port) return await runUpstreamTask(port, target.tool, args, call.signal, call.progress);
+      if (port) return await tasks.follow(port, target.tool, args, call.signal, call.progress);
       if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
       if (isMcpkitError(error)) return unavailable(name, error.message);
       throw error;

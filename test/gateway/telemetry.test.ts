@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTelemetryExport, telemetryWanted } from '../../src/gateway/telemetry-export.js';
+import { startTelemetryExport, telemetryWanted } from '../../src/gateway/observers/telemetry-export.js';
 import { connectInProcess, startGateway } from '../helpers/gateway.js';
 import { everything } from '../helpers/servers.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { TaskInfo } from '../client/index.js';
-import { readTextIfExists, writeFileAtomic } from '../internal/text-file.js';
+import type { TaskInfo } from '../../client/index.js';
+import { readTextIfExists, writeFileAtomic } from '../../internal/text-file.js';
 
 /** How long a finished task is kept when the client asks for no TTL, and the most it may ask for. */
 const DEFAULT_TTL_MS = 60 * 60 * 1000;

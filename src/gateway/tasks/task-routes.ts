@@ -5,12 +5,12 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
-import type { RawRelayPort, TaskInfo } from '../client/index.js';
-import type { ProgressUpdate } from '../serve/index.js';
-import type { ExposedTool } from './catalog.js';
-import { withoutServerInfo } from './relayed.js';
+import type { RawRelayPort, TaskInfo } from '../../client/index.js';
+import type { ProgressUpdate } from '../../serve/index.js';
+import type { ExposedTool } from '../catalog.js';
+import { withoutServerInfo } from '../relayed.js';
+import { relayRequest } from '../upstream-relay.js';
 import type { GatewayTasks } from './task-store.js';
-import { relayRequest } from './upstream-relay.js';
 
 /** The tasks extension of the 2026-07-28 revision (SEP-2663): server-decided tasks, results on `tasks/get`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -1,4 +1,4 @@
-import { maskSecretsIn } from '../../config/index.js';
+import { maskSecretsIn } from '../../../config/index.js';
 import type { CallObserver, CallRecord } from '../call-events.js';
 
 /** A tool call as the dashboard shows it. */

@@ -1,5 +1,5 @@
-import { McpkitError } from '../errors/index.js';
-import { PACKAGE_VERSION } from '../internal/package-version.js';
+import { McpkitError } from '../../errors/index.js';
+import { PACKAGE_VERSION } from '../../internal/package-version.js';
 import { CallTelemetry, TELEMETRY_SCOPE } from './telemetry.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { canonicalJson } from '../pins.js';
 import type { CallObserver, CallOutcome, CallRecord } from './call-events.js';
-import { canonicalJson } from './pins.js';
 
 /** One line of the audit log. Nothing a call carried is written, only its SHA-256. */
 export interface AuditEntry {

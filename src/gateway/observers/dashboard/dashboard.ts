@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { PACKAGE_VERSION } from '../../internal/package-version.js';
-import type { HttpPages } from '../../serve/http-pages.js';
-import type { Catalog } from '../catalog.js';
-import type { Gateway } from '../gateway.js';
-import { profileFilter } from '../profiles.js';
+import { PACKAGE_VERSION } from '../../../internal/package-version.js';
+import type { HttpPages } from '../../../serve/http-pages.js';
+import type { Catalog } from '../../catalog.js';
+import type { Gateway } from '../../gateway.js';
+import { profileFilter } from '../../profiles.js';
 import { type AssetFile, dashboardAsset } from './assets.js';
 import { CallFeed } from './call-feed.js';
 import type { LogBuffer } from './log-buffer.js';

@@ -1,8 +1,8 @@
 import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { TaskInfo } from '../client/index.js';
-import type { Downstream } from './downstream.js';
-import type { ToolRouter } from './router.js';
+import type { TaskInfo } from '../../client/index.js';
+import type { Downstream } from '../downstream.js';
+import type { ToolRouter } from '../router.js';
 import { type GatewayTasks, unknownTask } from './task-store.js';
 
 /** The `tasks` capability of the 2025-11-25 revision, for what the gateway offers: any tool as a task. */

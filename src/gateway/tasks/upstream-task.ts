@@ -1,9 +1,9 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { RawRelayPort } from '../client/index.js';
-import type { ProgressUpdate } from '../serve/index.js';
-import { asCallToolResult } from './relayed.js';
+import type { RawRelayPort } from '../../client/index.js';
+import type { ProgressUpdate } from '../../serve/index.js';
+import { asCallToolResult } from '../relayed.js';
+import { relayRequest } from '../upstream-relay.js';
 import { MISSING_CAPABILITY, TASKS_EXTENSION } from './task-routes.js';
-import { relayRequest } from './upstream-relay.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);

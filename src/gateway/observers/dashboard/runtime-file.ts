@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { userStateDir } from '../../config/index.js';
-import { readTextIfExists, writeFileAtomic } from '../../internal/text-file.js';
+import { userStateDir } from '../../../config/index.js';
+import { readTextIfExists, writeFileAtomic } from '../../../internal/text-file.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -10,7 +10,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { PACKAGE_VERSION } from '../internal/package-version.js';
+import { PACKAGE_VERSION } from '../../internal/package-version.js';
 import type { CallObserver, CallOutcome, CallRecord, RequestRecord } from './call-events.js';
 
 /** The instrumentation scope of the gateway's spans and metrics. */

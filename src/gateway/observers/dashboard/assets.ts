@@ -9,20 +9,21 @@ export interface AssetFile {
   body: Buffer;
 }
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-};
+const TYPES = new Map<string, string>([
+  ['.html', 'text/html; charset=utf-8'],
+  ['.js', 'text/javascript; charset=utf-8'],
+  ['.css', 'text/css; charset=utf-8'],
+  ['.svg', 'image/svg+xml'],
+  ['.png', 'image/png'],
+]);
 
 /**
  * The folder of the page's files, `assets/dashboard/` at the package root: two levels up from the CLI
- * bundle (`dist/bin/`), three from this module (`src/gateway/dashboard/`, `dist/gateway/dashboard/`).
+ * bundle (`dist/bin/`), four from this module (`src/gateway/observers/dashboard/`, and the same under
+ * `dist/`).
  */
 const ROOT = [
-  new URL('../../../assets/dashboard/', import.meta.url),
+  new URL('../../../../assets/dashboard/', import.meta.url),
   new URL('../../assets/dashboard/', import.meta.url),
 ]
   .map((url) => fileURLToPath(url))
@@ -32,7 +33,7 @@ const cache = new Map<string, AssetFile>();
 
 /** A file of the page by its name under `assets/dashboard/`; undefined for anything else (or outside it). */
 export async function dashboardAsset(name: string): Promise<AssetFile | undefined> {
-  const type = TYPES[extname(name)];
+  const type = TYPES.get(extname(name));
   if (!ROOT || !type || name.includes('\0')) return undefined;
   const path = normalize(join(ROOT, name));
   if (!path.startsWith(ROOT.endsWith(sep) ? ROOT : `${ROOT}${sep}`)) return undefined;
