@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Language, Parser, Node as SyntaxNode } from 'web-tree-sitter';
+import { grammarBytes } from '../internal/grammar-file.js';
 import { type LanguageSpec, languageOf } from './languages.js';
 import { type OutlineDef, outline } from './outline.js';
 
@@ -56,8 +57,8 @@ async function grammarFor(grammar: string): Promise<{ parser: Parser; language: 
   const ready = await parser;
   let language = languages.get(grammar);
   if (!language) {
-    language = import('web-tree-sitter').then(({ Language }) =>
-      Language.load(require.resolve(`@repomix/tree-sitter-wasms/out/tree-sitter-${grammar}.wasm`)),
+    language = import('web-tree-sitter').then(async ({ Language }) =>
+      Language.load(await grammarBytes(grammar)),
     );
     languages.set(grammar, language);
   }
