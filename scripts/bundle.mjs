@@ -3,10 +3,24 @@
 // with the dependencies, the bundle a few, which takes `mcpkit bridge` from ~155 ms to ~115 ms to start
 // (bench/bridge.ts (b)). The library (`mcpkit/…` imports) stays the tsc output in dist/.
 import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { build } from 'esbuild';
 
 // Chunk names carry content hashes: old ones would pile up.
 rmSync('dist/bin', { recursive: true, force: true });
+
+// zod's classic API exports every locale's messages (`z.locales`, 264 KB of the 454 KB zod puts in the bundle, parsed
+// by every command that reads a config: `mcpkit list` included); mcpkit speaks English only and never reads
+// `z.locales`, so the bundle carries `en`, the one zod sets up itself. The library (tsc output) imports zod as it is.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 await build({
   // The index build's worker threads load their module by name, beside the chunk that starts them.
@@ -28,5 +42,6 @@ await build({
   // Loads its own tree-sitter.wasm next to its module file. The database drivers (code search's --db) load only
   // when a --db needs them, from node_modules as they ship: sql.js finds its .wasm beside its own module.
   external: ['web-tree-sitter', 'pg', 'mysql2', 'sql.js', 'redis'],
+  plugins: [zodEnglishOnly],
   logLevel: 'warning',
 });

@@ -11,6 +11,9 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 14
 /** Commands that talk to a server; after `--` comes an ad-hoc stdio server for them. */
 const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping', 'check', 'tasks'];
 
+/** The flags that print the version (commander answers them before any command runs). */
+const VERSION_FLAGS = ['-V', '--version'];
+
 type Register = (program: Command, io: CliIO, adhoc: readonly string[] | undefined) => void;
 
 /**
@@ -50,8 +53,8 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
 ];
 
 /**
- * Builds the `mcpkit` program: the group of `command` only, or every group (for help, version or an
- * unknown command). `adhoc` is what followed `--` for a command that talks to a server.
+ * Builds the `mcpkit` program: the group of `command` only, none for `--version`, or every group (for help
+ * or an unknown command). `adhoc` is what followed `--` for a command that talks to a server.
  */
 export async function createProgram(
   io: CliIO,
@@ -64,10 +67,19 @@ export async function createProgram(
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showSuggestionAfterError();
-  const mine = GROUPS.filter((g) => command !== undefined && g.commands.includes(command));
-  for (const group of mine.length > 0 ? mine : GROUPS) (await group.load())(program, io, adhoc);
+  for (const group of groupsFor(command)) (await group.load())(program, io, adhoc);
   for (const command of program.commands) command.exitOverride();
   return program;
+}
+
+/**
+ * The groups a run needs: none for `--version` (commander answers it before any command), the command's own,
+ * or every group when the first word is no command (help lists them all, a typo gets a suggestion).
+ */
+function groupsFor(command: string | undefined): typeof GROUPS {
+  if (command !== undefined && VERSION_FLAGS.includes(command)) return [];
+  const mine = GROUPS.filter((g) => command !== undefined && g.commands.includes(command));
+  return mine.length > 0 ? mine : GROUPS;
 }
 
 /**

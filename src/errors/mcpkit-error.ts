@@ -20,6 +20,8 @@ export type McpkitErrorCode =
   | 'SERVER_EXISTS'
   /** Reading or writing a file failed (permissions, disk). */
   | 'IO'
+  /** An optional package a feature needs (sql.js, pg, mysql2, redis) is not installed; the message names it. */
+  | 'DEPENDENCY_MISSING'
   /** A server could not be started (the message says spawn, timeout, handshake or config). */
   | 'SERVER_FAILED'
   /** A request went to a server that is not ready (failed, stopped, or died during the call). */

@@ -1,5 +1,6 @@
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
 import { McpkitError } from '../errors/index.js';
+import { importOptional } from '../internal/optional-dependency.js';
 import { SEALED_SESSION_MAX_AGE_MS, sessionKey } from './session-seal.js';
 
 /** Raw commands to a Redis server (what the shared state needs of a client; `node-redis` gives it). */
@@ -37,7 +38,7 @@ export class RedisState {
 
   /** Connects to `redis://host:port[/db]`; an unreachable server is one error naming it. */
   static async connect(url: string, onError: (error: Error) => void = () => undefined): Promise<RedisState> {
-    const { createClient } = await import('redis');
+    const { createClient } = await importOptional('redis', () => import('redis'));
     const where = redisAddress(url);
     // No endless reconnect loop at start: a wrong URL must fail the command at once.
     let started = false;

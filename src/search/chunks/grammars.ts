@@ -1,8 +1,9 @@
 // Where tree-sitter and its grammars are found and how they are loaded: the one file that knows the .wasm files'
-// location (web-tree-sitter's runtime, @repomix/tree-sitter-wasms's grammars), so a change of where they ship is
+// location (web-tree-sitter's runtime; the grammars shipped gzipped in assets/grammars/, read by internal/grammar-file.ts), so a change of where they ship is
 // made here alone.
 import { createRequire } from 'node:module';
 import type { Language, Parser } from 'web-tree-sitter';
+import { grammarBytes } from '../../internal/grammar-file.js';
 
 const require = createRequire(import.meta.url);
 let parser: Promise<Parser> | undefined;
@@ -23,8 +24,8 @@ export async function grammarFor(grammar: string): Promise<{ parser: Parser; lan
   const ready = await parser;
   let language = languages.get(grammar);
   if (!language) {
-    language = import('web-tree-sitter').then(({ Language }) =>
-      Language.load(require.resolve(`@repomix/tree-sitter-wasms/out/tree-sitter-${grammar}.wasm`)),
+    language = import('web-tree-sitter').then(async ({ Language }) =>
+      Language.load(await grammarBytes(grammar)),
     );
     languages.set(grammar, language);
   }

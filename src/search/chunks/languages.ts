@@ -4,7 +4,7 @@ import { LINE_DEFINITIONS } from './language-syntax.js';
 /** A language the chunker knows: its grammar (tree-sitter WASM name) and the node types that are units. */
 export interface LanguageSpec {
   name: string;
-  /** The grammar file `tree-sitter-<grammar>.wasm` in @repomix/tree-sitter-wasms; none: line windows. */
+  /** The grammar `tree-sitter-<grammar>.wasm` (shipped gzipped in assets/grammars/, internal/grammar-file.ts); none: line windows. */
   grammar?: string;
   /** Node types that make a chunk of their own (functions, classes, methods, …). */
   units?: readonly string[];

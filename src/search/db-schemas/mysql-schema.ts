@@ -1,5 +1,6 @@
 // MySQL's and MariaDB's schema from information_schema, in one read-only transaction with timeouts.
 import type { Connection } from 'mysql2/promise';
+import { importOptional } from '../../internal/optional-dependency.js';
 import { DB_TIMEOUTS, dbFailure } from './db-failure.js';
 import type { DbTarget } from './db-target.js';
 import type { DbRoutine, DbSchema, DbTable } from './schema-model.js';
@@ -11,7 +12,7 @@ const text = (value: unknown) => (typeof value === 'string' && value !== '' ? va
 
 /** Opens a session whose transactions are read-only, with statement timeouts set (MariaDB's and MySQL's). */
 export async function connectMysql(target: DbTarget): Promise<Connection> {
-  const mysql = await import('mysql2/promise');
+  const mysql = await importOptional('mysql2', () => import('mysql2/promise'));
   let connection: Connection;
   try {
     connection = await mysql.createConnection({

@@ -1,5 +1,6 @@
 // PostgreSQL's schema from its catalogs, in one read-only transaction with statement and connection timeouts.
 import type { Client as PgClient } from 'pg';
+import { importOptional } from '../../internal/optional-dependency.js';
 import { DB_TIMEOUTS, dbFailure } from './db-failure.js';
 import type { DbTarget } from './db-target.js';
 import type { DbColumn, DbEnum, DbRoutine, DbSchema, DbTable } from './schema-model.js';
@@ -64,7 +65,7 @@ const text = (value: unknown) => (typeof value === 'string' && value !== '' ? va
 
 /** Opens a read-only session: the server refuses any write in it, whatever is sent. */
 export async function connectPostgres(target: DbTarget): Promise<PgClient> {
-  const { default: pg } = await import('pg');
+  const { default: pg } = await importOptional('pg', () => import('pg'));
   const client = new pg.Client({
     connectionString: target.location,
     connectionTimeoutMillis: DB_TIMEOUTS.connectMs,

@@ -2,6 +2,7 @@
 // LISTENs for it. Installing the trigger writes to the database (a function and an event trigger, both named
 // mcpkit_search_*), which is why it is opt-in; it needs a superuser (PostgreSQL's rule for event triggers).
 import type { Client as PgClient } from 'pg';
+import { importOptional } from '../../internal/optional-dependency.js';
 import { DB_TIMEOUTS, dbFailure } from './db-failure.js';
 import type { DbTarget } from './db-target.js';
 
@@ -27,7 +28,7 @@ export async function watchPostgres(
   onChange: () => void,
   onLost: (error: Error) => void,
 ): Promise<{ close(): Promise<void> }> {
-  const { default: pg } = await import('pg');
+  const { default: pg } = await importOptional('pg', () => import('pg'));
   const client: PgClient = new pg.Client({
     connectionString: target.location,
     connectionTimeoutMillis: DB_TIMEOUTS.connectMs,

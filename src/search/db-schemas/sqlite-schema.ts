@@ -3,6 +3,7 @@
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { McpkitError } from '../../errors/index.js';
+import { importOptional } from '../../internal/optional-dependency.js';
 import type { DbTarget } from './db-target.js';
 import type { DbColumn, DbSchema, DbTable } from './schema-model.js';
 
@@ -17,7 +18,7 @@ const text = (value: unknown) => (typeof value === 'string' && value !== '' ? va
 /** Reads the schema of a SQLite file: tables, views and their columns, keys, indexes and checks. */
 export async function introspectSqlite(target: DbTarget): Promise<DbSchema> {
   const bytes = await readDatabase(target.location);
-  const { default: initSqlJs } = await import('sql.js');
+  const { default: initSqlJs } = await importOptional('sql.js', () => import('sql.js'));
   const SQL = await initSqlJs({ locateFile: (file: string) => require.resolve(`sql.js/dist/${file}`) });
   const db = new SQL.Database(bytes);
   try {

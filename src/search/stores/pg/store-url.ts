@@ -2,6 +2,7 @@
 // it gets (host:port, the server's own line, what to do; never the password).
 import type { Pool, PoolClient } from 'pg';
 import { McpkitError } from '../../../errors/index.js';
+import { importOptional } from '../../../internal/optional-dependency.js';
 
 /** Connection and statement limits of the store's connections. */
 const TIMEOUTS = { connectMs: 10_000, statementMs: 60_000 } as const;
@@ -37,7 +38,7 @@ function redact(spec: string): string {
 
 /** A pool of connections to the store; the first connection is made (and failures reported) by {@link checkout}. */
 export async function storePool(target: StoreTarget, max: number): Promise<Pool> {
-  const { default: pg } = await import('pg');
+  const { default: pg } = await importOptional('pg', () => import('pg'));
   const pool = new pg.Pool({
     connectionString: target.url,
     max,
