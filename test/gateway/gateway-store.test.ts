@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
-import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
+import { type DbServer, startPostgres } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
 import { connectGateway, type GatewayClient, textOf } from '../helpers/gateway.js';
 import { childrenOf, commandLine } from '../helpers/process-table.js';
 
-describe.skipIf(!postgresBin() && !process.env.CI)('gateway --store (the shared code index)', () => {
+describe.skipIf(missingEngines('postgres'))('gateway --store (the shared code index)', () => {
   let db: DbServer;
   let ws: Workspace;
   let url: string;

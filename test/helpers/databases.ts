@@ -2,11 +2,14 @@
 // engine's own system user when we are root (postgres refuses root), ready when the server says so on stderr,
 // stopped and deleted by close(). Found from Debian's packages (.ci/run installs them).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { postgresBin } from './engines.js';
+import { freePort } from './ports.js';
+
+export { postgresBin };
 
 /** A running database server: URLs for the admin and for an application user with a password. */
 export interface DbServer {
@@ -21,30 +24,6 @@ export interface DbServer {
 
 const PASSWORD = 'S3cret-pw-do-not-log';
 const APP_USER = 'app';
-
-/** Where Debian put PostgreSQL's server programs (the newest version), or undefined. */
-export function postgresBin(): string | undefined {
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base)
-    .filter((v) => existsSync(join(base, v, 'bin', 'postgres')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(base, versions[0], 'bin') : undefined;
-}
-
-/** Whether MariaDB's server is installed. */
-export const hasMariadb = () => existsSync('/usr/sbin/mariadbd') && which('mariadb-install-db');
-
-const which = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
-
-/** A port free right now on 127.0.0.1 (the engines take no port 0). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /** The uid/gid to run an engine as: its system user when we are root, else ourselves. */
 function runAs(user: string): { uid: number; gid: number } | undefined {

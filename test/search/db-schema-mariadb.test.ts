@@ -3,11 +3,12 @@ import { parseDbTarget } from '../../src/search/db/db-target.js';
 import { connectMysql } from '../../src/search/db/mysql-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadMariadbShop } from '../fixtures/db/load-shop.js';
-import { type DbServer, hasMariadb, startMariadb } from '../helpers/databases.js';
+import { type DbServer, startMariadb } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
 import { APP, appWithSchema, connectSearch, expectSchemaRanks, resultPaths } from './db-fixture.js';
 
 // CI installs MariaDB (.ci/run): there a missing server is a failure, not a skip.
-describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code search', () => {
+describe.skipIf(missingEngines('mariadb'))('MariaDB schemas in code search', () => {
   let db: DbServer;
   const target = () => parseDbTarget(db.appUrl('shop'), {}, APP);
 

@@ -4,12 +4,13 @@ import { parseDbTarget } from '../../src/search/db/db-target.js';
 import { connectPostgres } from '../../src/search/db/postgres-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadPostgresShop } from '../fixtures/db/load-shop.js';
-import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
+import { type DbServer, startPostgres } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { APP, appWithSchema, connectSearch, expectSchemaRanks, resultPaths } from './db-fixture.js';
 
 // CI installs PostgreSQL (.ci/run): there a missing server is a failure, not a skip.
-describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code search', () => {
+describe.skipIf(missingEngines('postgres'))('PostgreSQL schemas in code search', () => {
   let pg: DbServer;
   const target = () => parseDbTarget(pg.appUrl('shop'), {}, APP);
   const admin = async (sql: string) => {

@@ -13,7 +13,8 @@ import { indexIntoStore, PgStore, parseStoreUrl } from '../../src/search/pg-stor
 import { StoreMirror } from '../../src/search/pg-store/store-mirror.js';
 import { createSearchServer, type SearchServerOptions } from '../../src/search/search-server.js';
 import { CLI } from '../helpers/cli.js';
-import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
+import { type DbServer, startPostgres } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { mcpkit, textOf, writeSearchRepos } from './fixtures.js';
 
@@ -76,7 +77,7 @@ async function spawned(url: string, root: string): Promise<Connected> {
 }
 
 // CI installs PostgreSQL (.ci/run): there a missing server is a failure, not a skip.
-describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL (--store)', () => {
+describe.skipIf(missingEngines('postgres'))('the code index in PostgreSQL (--store)', () => {
   let pg: DbServer;
   let base: string;
   let repo: string;
