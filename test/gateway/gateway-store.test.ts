@@ -4,10 +4,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
-import { type DbServer, startPostgres } from '../helpers/databases.js';
+import type { DbServer } from '../helpers/databases.js';
 import { missingEngines } from '../helpers/engines.js';
+import { test } from '../helpers/fixtures.js';
 import { connectGateway, type GatewayClient, textOf } from '../helpers/gateway.js';
 import { childrenOf, commandLine } from '../helpers/process-table.js';
 
@@ -17,8 +18,8 @@ describe.skipIf(missingEngines('postgres'))('gateway --store (the shared code in
   let url: string;
   let gw: GatewayClient | undefined;
 
-  beforeAll(async () => {
-    db = await startPostgres();
+  test.beforeAll(async ({ postgres }) => {
+    db = postgres;
     ws = await createWorkspace();
     // The application user (with a password) owns the index: PostgreSQL 15+ gives nobody CREATE on public.
     const admin = new pg.Client({ connectionString: db.adminUrl('postgres') });
@@ -42,7 +43,6 @@ describe.skipIf(missingEngines('postgres'))('gateway --store (the shared code in
   afterAll(async () => {
     await gw?.close();
     await ws?.cleanup();
-    await db?.close();
   });
 
   it('answers search__search from the store, with the password on no command line', async () => {

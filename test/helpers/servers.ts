@@ -18,6 +18,8 @@ export const memory: StdioServer = {
   command: process.execPath,
   args: [moduleFile('@modelcontextprotocol/server-memory/dist/index.js')],
 };
+/** server-everything as argv words (for `mcpkit call … -- <words>`). */
+export const everythingWords = [everything.command, ...(everything.args ?? [])];
 export function filesystem(dir: string): StdioServer {
   return {
     command: process.execPath,
