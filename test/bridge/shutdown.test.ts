@@ -76,7 +76,7 @@ async function openBridge(): Promise<V1Session & { groups: number[] }> {
   session.client.callTool({ name: 'run', arguments: {} }).catch(() => undefined);
   const bridgePid = session.child.pid as number;
   // Both programs running, each with its grandchild in its group.
-  const leaders = await eventually(() => {
+  const leaders = await eventually('both programs running under the bridge, each with its grandchild', () => {
     const found = childrenOf(bridgePid).filter((c) => !isReaper(c));
     return found.length === 2 && found.every((l) => groupMembers(l.pid).length === 2) ? found : undefined;
   });

@@ -57,10 +57,14 @@ async function openGateway(): Promise<OpenGateway> {
   const { client, child } = session;
   const gatewayPid = child.pid as number;
   opened = { ...session, groups: [], grandchild: 0, reaper: 0 };
-  await eventually(async () => {
-    const names = (await client.listTools()).tools.map((t) => t.name);
-    return names.includes('everything__echo') && names.includes('stubborn__pids') ? true : undefined;
-  }, 30_000);
+  await eventually(
+    'the gateway to list everything__echo and stubborn__pids',
+    async () => {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      return names.includes('everything__echo') && names.includes('stubborn__pids') ? true : undefined;
+    },
+    30_000,
+  );
   const pids = await client.callTool({ name: 'stubborn__pids', arguments: {} });
   const { server, grandchild } = JSON.parse((pids.content as { text: string }[])[0]?.text ?? '{}') as {
     server: number;
