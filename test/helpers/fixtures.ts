@@ -10,34 +10,43 @@ import { startMariadb, startPostgres } from './databases.js';
 import { startRedis } from './redis.js';
 import { startEverythingHttp } from './servers.js';
 
+/** A fixture that starts something and closes it when its scope (the test, or the file) ends. */
+function closing<T>(start: () => Promise<T>, close: (value: T) => Promise<void> | void) {
+  return async (
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+    {},
+    { onCleanup }: { onCleanup: (cleanup: () => Promise<void> | void) => void },
+  ): Promise<T> => {
+    const value = await start();
+    onCleanup(() => close(value));
+    return value;
+  };
+}
+
 export const test = base
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('workspace', async ({}, { onCleanup }) => {
-    const workspace = await createWorkspace();
-    onCleanup(() => workspace.cleanup());
-    return workspace;
-  })
-  // biome-ignore lint/correctness/noEmptyPattern: as above.
-  .extend('everythingHttp', async ({}, { onCleanup }) => {
-    const server = await startEverythingHttp('streamableHttp');
-    onCleanup(() => server.stop());
-    return server;
-  })
-  // biome-ignore lint/correctness/noEmptyPattern: as above.
-  .extend('postgres', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const server = await startPostgres();
-    onCleanup(() => server.close());
-    return server;
-  })
-  // biome-ignore lint/correctness/noEmptyPattern: as above.
-  .extend('mariadb', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const server = await startMariadb();
-    onCleanup(() => server.close());
-    return server;
-  })
-  // biome-ignore lint/correctness/noEmptyPattern: as above.
-  .extend('redis', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const server = await startRedis();
-    onCleanup(() => server.close());
-    return server;
-  });
+  .extend(
+    'workspace',
+    closing(createWorkspace, (workspace) => workspace.cleanup()),
+  )
+  .extend(
+    'everythingHttp',
+    closing(
+      () => startEverythingHttp('streamableHttp'),
+      (server) => server.stop(),
+    ),
+  )
+  .extend(
+    'postgres',
+    { scope: 'file' },
+    closing(startPostgres, (server) => server.close()),
+  )
+  .extend(
+    'mariadb',
+    { scope: 'file' },
+    closing(startMariadb, (server) => server.close()),
+  )
+  .extend(
+    'redis',
+    { scope: 'file' },
+    closing(startRedis, (server) => server.close()),
+  );
