@@ -1,14 +1,13 @@
 // The shared fixtures of the suite (vitest's test.extend): what a test needs is named in its hook's or test's
 // parameters, set up on first use and released after it — a test file holds no start/close pairs of its own.
-//   test-scoped: `workspace` (a temp HOME/XDG/project for the CLI), `everythingHttp` (server-everything over
-//   Streamable HTTP); file-scoped, for a file's `test.beforeAll`: the engines `postgres`, `mariadb`, `redis`
+//   test-scoped: `workspace` (a temp HOME/XDG/project for the CLI); file-scoped, for a file's
+//   `test.beforeAll`: the engines `postgres`, `mariadb`, `redis`
 //   (pair with `describe.skipIf(missingEngines(...))`, helpers/engines.ts). The in-process gateway's
 //   `gatewayOf`/`clientOf` (helpers/gateway.ts) release what they start when the test finishes.
 import { test as base } from 'vitest';
 import { createWorkspace } from './cli.js';
 import { startMariadb, startPostgres } from './databases.js';
 import { startRedis } from './redis.js';
-import { startEverythingHttp } from './servers.js';
 
 /** A fixture that starts something and closes it when its scope (the test, or the file) ends. */
 function closing<T>(start: () => Promise<T>, close: (value: T) => Promise<void> | void) {
@@ -27,13 +26,6 @@ export const test = base
   .extend(
     'workspace',
     closing(createWorkspace, (workspace) => workspace.cleanup()),
-  )
-  .extend(
-    'everythingHttp',
-    closing(
-      () => startEverythingHttp('streamableHttp'),
-      (server) => server.stop(),
-    ),
   )
   .extend(
     'postgres',
