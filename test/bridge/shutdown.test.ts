@@ -121,7 +121,7 @@ describe.skipIf(!hasProcTable)('bridge: no job or call outlives a closing bridge
     const daemon = Number(await readFile(daemonPidFile, 'utf8'));
     session.child.stdin?.end();
     // Before, the daemon's end of the call's pipes kept the bridge alive for as long as it ran.
-    expect(await eventually(() => ended, 15_000)).toEqual({ code: 0, signal: null });
+    expect(await eventually('the bridge to exit', () => ended, 15_000)).toEqual({ code: 0, signal: null });
     // Not ours (it left the group with setsid): afterEach kills it by its pid.
     expect(alive(daemon)).toBe(true);
   });

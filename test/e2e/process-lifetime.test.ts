@@ -114,9 +114,11 @@ describe.skipIf(!hasProcTable)('mcpkit call: no process of the server group outl
     const cli = startCli(['call', 'hang', '--', process.execPath, STUBBORN]);
     const group = await serverGroup(cli);
     await until(cli, 'hanging');
-    const reaper = await eventually(() => childrenOf(cli.child.pid as number).find(isReaper));
+    const reaper = await eventually('the reaper under mcpkit', () =>
+      childrenOf(cli.child.pid as number).find(isReaper),
+    );
     process.kill(reaper.pid, 'SIGKILL');
-    await eventually(() => (alive(reaper.pid) ? undefined : true));
+    await eventually('the reaper to exit', () => (alive(reaper.pid) ? undefined : true));
     cli.child.kill('SIGKILL');
     await cli.exited;
     // Orphaned for now: nothing watched it.
@@ -153,7 +155,11 @@ describe.skipIf(!hasProcTable)('mcpkit call: no process of the server group outl
   it('a daemon holding the server’s stdout/stderr does not keep mcpkit alive', async () => {
     const pidFile = join(ws.root, 'daemon.pid');
     const cli = startCli(['call', 'pids', '--', process.execPath, STUBBORN, '--daemon', pidFile]);
-    const daemon = Number(await eventually(() => readFile(pidFile, 'utf8').catch(() => undefined)));
+    const daemon = Number(
+      await eventually('the daemon to write its pid file', () =>
+        readFile(pidFile, 'utf8').catch(() => undefined),
+      ),
+    );
     pids.push(daemon);
     expect(alive(daemon)).toBe(true);
     expect(await exitOf(cli)).toEqual({ code: 0, signal: null });

@@ -179,7 +179,7 @@ export async function runProcessScenario(
     void current.exited.then(() => {
       exited = true;
     });
-    await eventually(() => (exited ? true : undefined), EXIT_BUDGET_MS).catch(() => {
+    await eventually('mcpkit to exit', () => (exited ? true : undefined), EXIT_BUDGET_MS).catch(() => {
       outcome.hangs++;
       outcome.notes.push(`${scenario}: mcpkit still running after ${EXIT_BUDGET_MS} ms`);
     });
@@ -187,7 +187,11 @@ export async function runProcessScenario(
       ...current.groups.flatMap((g) => groupMembers(g).map((m) => m.pid)),
       ...running(current.reaper ? [current.reaper] : []),
     ];
-    await eventually(() => (left().length === 0 ? true : undefined), GONE_BUDGET_MS).catch(() => {
+    await eventually(
+      'every process of its groups to end',
+      () => (left().length === 0 ? true : undefined),
+      GONE_BUDGET_MS,
+    ).catch(() => {
       outcome.orphans += left().length;
       outcome.notes.push(`${scenario}: orphans ${left().join(', ')}`);
     });

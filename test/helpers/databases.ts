@@ -60,6 +60,23 @@ function startUntil(
   return { child, started };
 }
 
+/** Starts an engine on a free port, again on another when the port was taken meanwhile (5 tries). */
+async function onFreePort(
+  engine: string,
+  inUse: RegExp,
+  start: (port: number) => Promise<ChildProcess>,
+): Promise<{ port: number; child: ChildProcess }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const child = await start(port).catch((error: Error) => {
+      if (!inUse.test(error.message)) throw error;
+      return undefined;
+    });
+    if (child) return { port, child };
+  }
+  throw new Error(`no free port for ${engine} after 5 tries`);
+}
+
 async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise((done) => child.once('exit', done));
@@ -106,35 +123,30 @@ export async function startPostgres(): Promise<DbServer> {
     ],
     as,
   );
-  let port = 0;
-  let child: ChildProcess | undefined;
-  for (let attempt = 0; attempt < 5 && !child; attempt++) {
-    port = await freePort();
-    const server = startUntil(
-      join(bin, 'postgres'),
-      [
-        '-D',
-        data,
-        '-p',
-        String(port),
-        '-k',
-        dir,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'fsync=off',
-        '-c',
-        'full_page_writes=off',
-      ],
-      as,
-      /ready to accept connections/,
-    );
-    child = await server.started.catch((error: Error) => {
-      if (!/already in use|could not bind/i.test(error.message)) throw error;
-      return undefined;
-    });
-  }
-  if (!child) throw new Error('no free port for PostgreSQL after 5 tries');
+  const { port, child } = await onFreePort(
+    'PostgreSQL',
+    /already in use|could not bind/i,
+    (port) =>
+      startUntil(
+        join(bin, 'postgres'),
+        [
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-k',
+          dir,
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'fsync=off',
+          '-c',
+          'full_page_writes=off',
+        ],
+        as,
+        /ready to accept connections/,
+      ).started,
+  );
   const admin = (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
   const running = child;
   try {
@@ -177,33 +189,28 @@ export async function startMariadb(): Promise<DbServer> {
     ],
     undefined,
   );
-  let port = 0;
-  let child: ChildProcess | undefined;
-  for (let attempt = 0; attempt < 5 && !child; attempt++) {
-    port = await freePort();
-    const server = startUntil(
-      '/usr/sbin/mariadbd',
-      [
-        '--no-defaults',
-        `--datadir=${data}`,
-        `--port=${port}`,
-        '--bind-address=127.0.0.1',
-        `--socket=${join(dir, 'sock')}`,
-        `--pid-file=${join(dir, 'pid')}`,
-        ...user,
-        '--skip-log-bin',
-        '--innodb-buffer-pool-size=16M',
-        '--skip-name-resolve',
-      ],
-      undefined,
-      /ready for connections/,
-    );
-    child = await server.started.catch((error: Error) => {
-      if (!/in use|Can't start server/i.test(error.message)) throw error;
-      return undefined;
-    });
-  }
-  if (!child) throw new Error('no free port for MariaDB after 5 tries');
+  const { port, child } = await onFreePort(
+    'MariaDB',
+    /in use|Can't start server/i,
+    (port) =>
+      startUntil(
+        '/usr/sbin/mariadbd',
+        [
+          '--no-defaults',
+          `--datadir=${data}`,
+          `--port=${port}`,
+          '--bind-address=127.0.0.1',
+          `--socket=${join(dir, 'sock')}`,
+          `--pid-file=${join(dir, 'pid')}`,
+          ...user,
+          '--skip-log-bin',
+          '--innodb-buffer-pool-size=16M',
+          '--skip-name-resolve',
+        ],
+        undefined,
+        /ready for connections/,
+      ).started,
+  );
   const running = child;
   try {
     await setUpMariadbUsers(join(dir, 'sock'));
