@@ -224,11 +224,11 @@ describe('bridge: progress, timeout, cancellation', () => {
         },
       },
     );
-    await eventually(() => (pid === 0 ? undefined : pid));
+    await eventually('the program to report its pid', () => (pid === 0 ? undefined : pid));
     expect(alive(pid)).toBe(true);
     controller.abort();
     await expect(call).rejects.toThrow();
-    await eventually(() => (alive(pid) ? undefined : true));
+    await eventually('the cancelled program to end', () => (alive(pid) ? undefined : true));
     expect(await server.ping()).toBeGreaterThan(0);
   });
 });
@@ -265,8 +265,8 @@ describe('bridge: background jobs', () => {
       const pid = (answer?.result?.structuredContent as { pid: number } | undefined)?.pid ?? 0;
       expect(alive(pid)).toBe(true);
       probe.signal(signal);
-      await eventually(() => (alive(pid) ? undefined : true));
-      await eventually(() => (probe.alive() ? undefined : true));
+      await eventually('the bridged program to end', () => (alive(pid) ? undefined : true));
+      await eventually('the probe process to end', () => (probe.alive() ? undefined : true));
     } finally {
       await probe.close();
     }
@@ -277,7 +277,7 @@ describe('bridge: background jobs', () => {
     const job = (await own.server('b').callTool('server')).structuredContent as { pid: number };
     expect(alive(job.pid)).toBe(true);
     await own.close();
-    await eventually(() => (alive(job.pid) ? undefined : true));
+    await eventually('the job to end', () => (alive(job.pid) ? undefined : true));
   });
 });
 

@@ -76,7 +76,7 @@ async function openBridge(): Promise<V1Session & { groups: number[] }> {
   session.client.callTool({ name: 'run', arguments: {} }).catch(() => undefined);
   const bridgePid = session.child.pid as number;
   // Both programs running, each with its grandchild in its group.
-  const leaders = await eventually(() => {
+  const leaders = await eventually('both programs running under the bridge, each with its grandchild', () => {
     const found = childrenOf(bridgePid).filter((c) => !isReaper(c));
     return found.length === 2 && found.every((l) => groupMembers(l.pid).length === 2) ? found : undefined;
   });
@@ -121,8 +121,8 @@ describe.skipIf(!hasProcTable)('bridge: no job or call outlives a closing bridge
     const daemon = Number(await readFile(daemonPidFile, 'utf8'));
     session.child.stdin?.end();
     // Before, the daemon's end of the call's pipes kept the bridge alive for as long as it ran.
-    expect(await eventually(() => ended, 15_000)).toEqual({ code: 0, signal: null });
+    expect(await eventually('the bridge to exit', () => ended, 15_000)).toEqual({ code: 0, signal: null });
     // It left the group (setsid), but carries the call's mark in its environment: gone with the bridge.
-    await eventually(() => (alive(daemon) ? undefined : true));
+    await eventually('the setsid daemon to be gone', () => (alive(daemon) ? undefined : true));
   });
 });

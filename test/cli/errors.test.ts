@@ -2,22 +2,19 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { displayWords } from '../../src/cli/format.js';
 import { runInProcess } from '../config/run-in-process.js';
-import { createWorkspace, type Workspace } from '../helpers/cli.js';
-import { everything, filesystem, fixture } from '../helpers/servers.js';
+import type { Workspace } from '../helpers/cli.js';
+import { test as it } from '../helpers/fixtures.js';
+import { everythingWords, filesystem, fixture } from '../helpers/servers.js';
 
 // Every case: exactly one line on stderr (no stack), and the exit code a script can rely on.
 let ws: Workspace;
-beforeEach(async () => {
-  ws = await createWorkspace();
-});
-afterEach(async () => {
-  await ws.cleanup();
+it.beforeEach(({ workspace }) => {
+  ws = workspace;
 });
 
-const everythingWords = [everything.command, ...(everything.args ?? [])];
 const everythingLabel = displayWords(everythingWords);
 
 /** A port something else already listens on. */

@@ -1,22 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { displayWords } from '../../src/cli/format.js';
 import { Runtime } from '../../src/client/index.js';
 import { runInProcess } from '../config/run-in-process.js';
-import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
-import { everything } from '../helpers/servers.js';
+import { CLI, type Workspace } from '../helpers/cli.js';
+import { test as it } from '../helpers/fixtures.js';
+import { everythingWords } from '../helpers/servers.js';
 
 let ws: Workspace;
-beforeEach(async () => {
-  ws = await createWorkspace();
-});
-afterEach(async () => {
-  await ws.cleanup();
+it.beforeEach(({ workspace }) => {
+  ws = workspace;
 });
 
-const everythingWords = [everything.command, ...(everything.args ?? [])];
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;

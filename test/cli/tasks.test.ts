@@ -1,21 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Runtime } from '../../src/client/index.js';
 import { runInProcess } from '../config/run-in-process.js';
-import { createWorkspace, type Workspace } from '../helpers/cli.js';
+import type { Workspace } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
+import { test as it } from '../helpers/fixtures.js';
 import { connectInProcess, startGateway, textOf } from '../helpers/gateway.js';
-import { everything } from '../helpers/servers.js';
+import { everything, everythingWords } from '../helpers/servers.js';
 
 // server-everything's `simulate-research-query` runs only as a task (execution.taskSupport: "required").
 let ws: Workspace;
-beforeEach(async () => {
-  ws = await createWorkspace();
+it.beforeEach(({ workspace }) => {
+  ws = workspace;
 });
-afterEach(async () => {
-  await ws.cleanup();
-});
-
-const everythingWords = [everything.command, ...(everything.args ?? [])];
 
 describe('tasks: tools that run only as a task', () => {
   it('`mcpkit call` runs one as a task: its status as progress, then its result', async () => {

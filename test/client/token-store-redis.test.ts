@@ -1,24 +1,27 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RedisTokenStore } from '../../src/client/index.js';
 import { RedisState } from '../../src/serve/index.js';
 import { runInProcessAt } from '../config/run-in-process.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
-import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
+import { test } from '../helpers/fixtures.js';
+import type { RedisServer } from '../helpers/redis.js';
+
+const noRedis = missingEngines('redis');
 
 const KEY = 'q'.repeat(48);
 const URL_A = 'https://mcp.example.com/mcp';
 const TOKEN = 'at-secret-0123456789';
 
-describe.skipIf(!hasRedis())('RedisTokenStore: logins shared by gateway replicas, encrypted at rest', () => {
+describe.skipIf(noRedis)('RedisTokenStore: logins shared by gateway replicas, encrypted at rest', () => {
   let redis: RedisServer;
   const states: RedisState[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
+  test.beforeAll(({ redis: server }) => {
+    redis = server;
   });
   afterAll(async () => {
     for (const state of states) await state.close();
-    await redis?.close();
   });
   const store = async (key = KEY) => {
     const state = await RedisState.connect(redis.url);

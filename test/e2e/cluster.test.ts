@@ -7,18 +7,18 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { createWorkspace, type Workspace } from '../helpers/cli.js';
-import { postgresBin } from '../helpers/databases.js';
+import { hasEngine, missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { processState } from '../helpers/process-table.js';
-import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
+import { type RedisServer, startRedis } from '../helpers/redis.js';
 import { everything } from '../helpers/servers.js';
 import { sseEvents } from '../helpers/sse.js';
 
 // The cluster walkthrough of docs/scale-out.md, as a user runs it: scripts/cluster.mjs starts nginx (round
 // robin, no affinity) in front of 3 gateway replicas sharing a session key and Redis; clients see one gateway.
 const SCRIPT = fileURLToPath(new URL('../../scripts/cluster.mjs', import.meta.url));
-const hasNginx = () =>
-  existsSync('/usr/sbin/nginx') || spawnSync('sh', ['-c', 'command -v nginx']).status === 0;
+const noEngines = missingEngines('redis', 'nginx');
+const withoutPostgres = !noEngines && missingEngines('postgres');
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const VERSION = '2025-11-25';
 
@@ -41,7 +41,7 @@ async function toolNames(url: string): Promise<string[]> {
   }
 }
 
-describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gateway replicas + Redis', () => {
+describe.skipIf(noEngines)('scripts/cluster.mjs: nginx + 3 gateway replicas + Redis', () => {
   let ws: Workspace;
   let redis: RedisServer;
   let cluster: ChildProcess;
@@ -72,7 +72,7 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
         '3',
         '--redis-url',
         redis.url,
-        ...(postgresBin() ? ['--postgres'] : []),
+        ...(hasEngine('postgres') ? ['--postgres'] : []),
         '--',
         '--pin',
         'strict',
@@ -117,7 +117,7 @@ describe.skipIf(!hasRedis() || !hasNginx())('scripts/cluster.mjs: nginx + 3 gate
     expect((await fetch(info.url.replace('/mcp', '/healthz'))).status).toBe(200);
   });
 
-  it.skipIf(!postgresBin())(
+  it.skipIf(withoutPostgres)(
     'every replica searches the one code index in PostgreSQL (--postgres)',
     async () => {
       expect(info.postgres?.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/u);

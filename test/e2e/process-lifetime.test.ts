@@ -83,11 +83,11 @@ function startCli(args: string[]): RunningCli {
 }
 
 /** Waits for mcpkit's exit event within a generous budget (the bugs here were 19 s, 28 s or never). */
-const exitOf = (cli: RunningCli) => eventually(() => cli.ended, 15_000);
+const exitOf = (cli: RunningCli) => eventually('mcpkit to exit', () => cli.ended, 15_000);
 
 /** The server's group under a running mcpkit, once the server and its grandchild both run. */
 async function serverGroup(cli: RunningCli): Promise<number> {
-  const leader = await eventually(() => {
+  const leader = await eventually('the server and its grandchild running in one group under mcpkit', () => {
     const [found] = childrenOf(cli.child.pid as number).filter((c) => !isReaper(c));
     return found && groupMembers(found.pid).length === 2 ? found : undefined;
   });
@@ -96,7 +96,9 @@ async function serverGroup(cli: RunningCli): Promise<number> {
 }
 
 const until = (cli: RunningCli, text: string) =>
-  eventually(() => (cli.stderr().includes(text) ? true : undefined));
+  eventually(`mcpkit to print ${JSON.stringify(text)} on stderr`, () =>
+    cli.stderr().includes(text) ? true : undefined,
+  );
 
 describe.skipIf(!hasProcTable)('mcpkit call: no process of the server group outlives mcpkit', () => {
   it('SIGKILL mid-call: the reaper kills the whole group (server and grandchild)', async () => {
@@ -112,9 +114,11 @@ describe.skipIf(!hasProcTable)('mcpkit call: no process of the server group outl
     const cli = startCli(['call', 'hang', '--', process.execPath, STUBBORN]);
     const group = await serverGroup(cli);
     await until(cli, 'hanging');
-    const reaper = await eventually(() => childrenOf(cli.child.pid as number).find(isReaper));
+    const reaper = await eventually('the reaper under mcpkit', () =>
+      childrenOf(cli.child.pid as number).find(isReaper),
+    );
     process.kill(reaper.pid, 'SIGKILL');
-    await eventually(() => (alive(reaper.pid) ? undefined : true));
+    await eventually('the reaper to exit', () => (alive(reaper.pid) ? undefined : true));
     cli.child.kill('SIGKILL');
     await cli.exited;
     // Orphaned for now: nothing watched it.
@@ -151,7 +155,11 @@ describe.skipIf(!hasProcTable)('mcpkit call: no process of the server group outl
   it('a daemon holding the server’s stdout/stderr does not keep mcpkit alive, nor outlives it', async () => {
     const pidFile = join(ws.root, 'daemon.pid');
     const cli = startCli(['call', 'pids', '--', process.execPath, STUBBORN, '--daemon', pidFile]);
-    const daemon = Number(await eventually(() => readFile(pidFile, 'utf8').catch(() => undefined)));
+    const daemon = Number(
+      await eventually('the daemon to write its pid file', () =>
+        readFile(pidFile, 'utf8').catch(() => undefined),
+      ),
+    );
     pids.push(daemon);
     expect(alive(daemon)).toBe(true);
     expect(await exitOf(cli)).toEqual({ code: 0, signal: null });

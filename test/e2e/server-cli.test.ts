@@ -4,7 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { displayWords } from '../../src/cli/format.js';
 import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
-import { alive, everything, fixture, rawServer, startEverythingHttp } from '../helpers/servers.js';
+import {
+  alive,
+  everything,
+  everythingWords,
+  fixture,
+  rawServer,
+  startEverythingHttp,
+} from '../helpers/servers.js';
 
 let ws: Workspace;
 beforeEach(async () => {
@@ -16,7 +23,6 @@ afterEach(async () => {
 
 const raw = rawServer();
 const rawWords = [raw.command, ...(raw.args ?? [])];
-const everythingWords = [everything.command, ...(everything.args ?? [])];
 const addJson = (name: string, entry: object) => runCli(ws, ['add-json', name, JSON.stringify(entry)]);
 
 describe('mcpkit tools', () => {

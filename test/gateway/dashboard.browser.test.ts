@@ -8,12 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dashboard, LogBuffer } from '../../src/gateway/index.js';
 import { BearerTokens } from '../../src/serve/bearer-tokens.js';
 import { type HttpServerHandle, serveOverHttp } from '../../src/serve/index.js';
+import { chromiumPath, missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { startGateway, upstream } from '../helpers/gateway.js';
 import { everything } from '../helpers/servers.js';
 
-/** Debian's Chromium (`.ci/run` installs it); playwright-core never downloads a browser of its own. */
-const CHROMIUM = process.env.MCPKIT_CHROMIUM ?? '/usr/bin/chromium';
 const TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f90aabbccddeeff0011';
 /** Written into the page's own log and the call arguments: the dashboard must never show it. */
 const SECRET = 'sk-dashboard-test-7c1e9a2b4d6f8e0a1c3e5b7d9f';
@@ -53,7 +52,10 @@ beforeAll(async () => {
   });
   base = new URL('/', http.url).href;
   logs.add('the dashboard test started');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, colorScheme: 'light' });
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
@@ -81,7 +83,7 @@ declare function getComputedStyle(element: unknown): { color: string; borderLeft
 
 const row = (table: string, attribute: string, value: string) => `#${table} tr[${attribute}="${value}"]`;
 
-describe('the dashboard in headless Chromium', () => {
+describe.skipIf(missingEngines('chromium'))('the dashboard in headless Chromium', () => {
   it('refuses a browser without the token, and logs one in with ?token= (an HttpOnly, SameSite=Strict cookie)', async () => {
     const refused = await fetch(base);
     expect(refused.status).toBe(401);

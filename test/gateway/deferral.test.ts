@@ -3,11 +3,12 @@ import { CLIENT_INFO_META_KEY, createMcpHandler, type McpHttpHandler } from '@mo
 import { afterEach, describe, expect, it } from 'vitest';
 import { envelopeClientInfo, identityOf } from '../../src/gateway/deferral.js';
 import {
-  connectInProcess,
+  clientOf,
   eventually,
-  type InProcessClient,
-  startGateway,
+  gatewayOf,
+  toolNames as names,
   textOf,
+  listChanges as toolListChanges,
   toolServer,
 } from '../helpers/gateway.js';
 
@@ -16,21 +17,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function gatewayOf(...args: Parameters<typeof startGateway>) {
-  const started = await startGateway(...args);
-  cleanups.push(started.close);
-  return started;
-}
-
-async function clientOf(...args: Parameters<typeof connectInProcess>): Promise<InProcessClient> {
-  const client = await connectInProcess(...args);
-  cleanups.push(client.close);
-  return client;
-}
-
-const names = async (client: InProcessClient) => (await client.client.listTools()).tools.map((t) => t.name);
-const toolListChanges = (client: InProcessClient) =>
-  client.notifications.filter((n) => n.method === 'notifications/tools/list_changed').length;
 const many = (count: number) =>
   Object.fromEntries(Array.from({ length: count }, (_, i) => [`t${i}`, `Counts sheep, batch ${i}.`]));
 

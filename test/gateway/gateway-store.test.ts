@@ -4,20 +4,22 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkspace, runCli, type Workspace } from '../helpers/cli.js';
-import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
+import type { DbServer } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
+import { test } from '../helpers/fixtures.js';
 import { connectGateway, type GatewayClient, textOf } from '../helpers/gateway.js';
 import { childrenOf, commandLine } from '../helpers/process-table.js';
 
-describe.skipIf(!postgresBin() && !process.env.CI)('gateway --store (the shared code index)', () => {
+describe.skipIf(missingEngines('postgres'))('gateway --store (the shared code index)', () => {
   let db: DbServer;
   let ws: Workspace;
   let url: string;
   let gw: GatewayClient | undefined;
 
-  beforeAll(async () => {
-    db = await startPostgres();
+  test.beforeAll(async ({ postgres }) => {
+    db = postgres;
     ws = await createWorkspace();
     // The application user (with a password) owns the index: PostgreSQL 15+ gives nobody CREATE on public.
     const admin = new pg.Client({ connectionString: db.adminUrl('postgres') });
@@ -41,7 +43,6 @@ describe.skipIf(!postgresBin() && !process.env.CI)('gateway --store (the shared 
   afterAll(async () => {
     await gw?.close();
     await ws?.cleanup();
-    await db?.close();
   });
 
   it('answers search__search from the store, with the password on no command line', async () => {

@@ -2,42 +2,24 @@ import { join } from 'node:path';
 import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { RuntimeServerConfig } from '../../src/client/index.js';
 import { isMcpkitError } from '../../src/errors/index.js';
 import {
-  connectInProcess,
+  clientOf,
   eventually,
-  type InProcessClient,
+  gatewayOf,
   inProcessUpstream,
+  toolNames as names,
   startGateway,
   textOf,
+  listChanges as toolListChanges,
   toolServer,
 } from '../helpers/gateway.js';
 import { freePort } from '../helpers/servers.js';
 
 // The gateway over in-process upstreams (the Runtime's transport seam) and in-process clients: no spawn.
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function gatewayOf(...args: Parameters<typeof startGateway>) {
-  const started = await startGateway(...args);
-  cleanups.push(started.close);
-  return started;
-}
-
-async function clientOf(...args: Parameters<typeof connectInProcess>): Promise<InProcessClient> {
-  const client = await connectInProcess(...args);
-  cleanups.push(client.close);
-  return client;
-}
-
-const names = async (client: InProcessClient) => (await client.client.listTools()).tools.map((t) => t.name);
-const toolListChanges = (client: InProcessClient) =>
-  client.notifications.filter((n) => n.method === 'notifications/tools/list_changed').length;
 
 describe('gateway in-process: catalog', () => {
   it('namespaces every upstream tool as <server>__<tool>, keeping its definition', async () => {

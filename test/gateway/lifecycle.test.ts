@@ -7,7 +7,9 @@ import {
   connectGateway,
   eventually,
   type GatewayClient,
+  listChanges,
   textOf,
+  toolNames,
   upstream,
   writeProjectConfig,
 } from '../helpers/gateway.js';
@@ -23,10 +25,6 @@ afterEach(async () => {
   gw = undefined;
   await ws.cleanup();
 });
-
-const toolNames = async (client: GatewayClient) => (await client.client.listTools()).tools.map((t) => t.name);
-const listChanges = (client: GatewayClient) =>
-  client.notifications.filter((n) => n.method === 'notifications/tools/list_changed').length;
 
 describe('gateway: health', () => {
   it('restarts a crashed upstream with backoff; meanwhile its tools are gone and calls fail at once', async () => {

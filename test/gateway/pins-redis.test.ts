@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverIdentity } from '../../src/config/index.js';
 import { PinStore, RedisPins } from '../../src/gateway/index.js';
 import { RedisState } from '../../src/serve/index.js';
-import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
+import { missingEngines } from '../helpers/engines.js';
+import { type RedisServer, startRedis } from '../helpers/redis.js';
 
 const tool = (description: string) => ({
   name: 'read_graph',
@@ -12,7 +13,7 @@ const tool = (description: string) => ({
 const entryA = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] };
 const entryB = { command: 'node', args: ['./graph-server.js'] };
 
-describe.skipIf(!hasRedis())('pins in Redis are keyed by server identity, as in pins.json', () => {
+describe.skipIf(missingEngines('redis'))('pins in Redis are keyed by server identity, as in pins.json', () => {
   let redis: RedisServer;
   let state: RedisState;
   beforeAll(async () => {

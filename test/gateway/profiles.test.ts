@@ -9,6 +9,7 @@ import {
   connectInProcess,
   eventually,
   inProcessUpstream,
+  gatewayOf as startedGateway,
   startGateway,
   textOf,
   toolServer,
@@ -30,11 +31,8 @@ const profiles: NonNullable<GatewayOptions['profiles']> = {
   ops: { tools: ['c__*'] },
 };
 
-async function gatewayOf(options: Partial<GatewayOptions> = {}) {
-  const started = await startGateway(servers(), { profiles, ...options });
-  cleanups.push(started.close);
-  return started.gateway;
-}
+const gatewayOf = async (options: Partial<GatewayOptions> = {}) =>
+  (await startedGateway(servers(), { profiles, ...options })).gateway;
 
 const listed = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
 

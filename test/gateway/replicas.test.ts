@@ -1,21 +1,22 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RedisPins, revealedOverRedis } from '../../src/gateway/index.js';
 import { createHttpHandler, type HttpHandler, RedisState, SessionSeal } from '../../src/serve/index.js';
+import { missingEngines } from '../helpers/engines.js';
+import { test } from '../helpers/fixtures.js';
 import { eventually, startGateway, toolServer } from '../helpers/gateway.js';
-import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
+import type { RedisServer } from '../helpers/redis.js';
 
 // Two gateway replicas in-process, as the CLI wires them with --session-key and --state: one Redis, one key,
 // nothing else shared. A client whose requests alternate between them sees one gateway.
-describe.skipIf(!hasRedis())('gateway replicas sharing Redis', () => {
+describe.skipIf(missingEngines('redis'))('gateway replicas sharing Redis', () => {
   let redis: RedisServer;
   const cleanups: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
+  test.beforeAll(({ redis: server }) => {
+    redis = server;
   });
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
-    await redis?.close();
   });
 
   async function replica(seal: SessionSeal): Promise<HttpHandler> {

@@ -57,10 +57,14 @@ async function openGateway(): Promise<OpenGateway> {
   const { client, child } = session;
   const gatewayPid = child.pid as number;
   opened = { ...session, groups: [], grandchild: 0, reaper: 0 };
-  await eventually(async () => {
-    const names = (await client.listTools()).tools.map((t) => t.name);
-    return names.includes('everything__echo') && names.includes('stubborn__pids') ? true : undefined;
-  }, 30_000);
+  await eventually(
+    'the gateway to list everything__echo and stubborn__pids',
+    async () => {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      return names.includes('everything__echo') && names.includes('stubborn__pids') ? true : undefined;
+    },
+    30_000,
+  );
   const pids = await client.callTool({ name: 'stubborn__pids', arguments: {} });
   const { server, grandchild } = JSON.parse((pids.content as { text: string }[])[0]?.text ?? '{}') as {
     server: number;
@@ -103,7 +107,7 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
     gateway.child.stdin?.end();
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
     await upstreamsGone(gateway);
-    await eventually(() => (alive(gateway.reaper) ? undefined : true));
+    await eventually('the reaper to exit', () => (alive(gateway.reaper) ? undefined : true));
   });
 
   it("the v1 client's own close finds the gateway gone before its SIGTERM (exit 0)", async () => {
@@ -125,7 +129,7 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
     gateway.child.kill('SIGKILL');
     await gateway.exited;
     await upstreamsGone(gateway);
-    await eventually(() => (alive(gateway.reaper) ? undefined : true));
+    await eventually('the reaper to exit', () => (alive(gateway.reaper) ? undefined : true));
   });
 
   it.each([100, 500])(
@@ -154,16 +158,20 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
     void session.exited.then((how) => {
       ended = how;
     });
-    const daemon = Number(await eventually(() => readFile(pidFile, 'utf8').catch(() => undefined)));
+    const daemon = Number(
+      await eventually('the daemon to write its pid file', () =>
+        readFile(pidFile, 'utf8').catch(() => undefined),
+      ),
+    );
     try {
-      const [leader] = await eventually(() => {
+      const [leader] = await eventually('the server group under the gateway', () => {
         const found = childrenOf(session.child.pid as number).filter((c) => !isReaper(c));
         return found.length === 1 ? found : undefined;
       });
       opened.groups = leader ? [leader.pid] : [];
       session.child.kill('SIGTERM');
       // Before, the daemon's end of the upstream's pipes kept the gateway alive for as long as it ran.
-      expect(await eventually(() => ended, 15_000)).toEqual({ code: 143, signal: null });
+      expect(await eventually('the gateway to exit', () => ended, 15_000)).toEqual({ code: 143, signal: null });
       await groupsGone(opened.groups);
       // It left the group (setsid), but carries the upstream's mark in its environment (issue 34).
       expect(alive(daemon)).toBe(false);

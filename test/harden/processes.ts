@@ -63,12 +63,14 @@ function startCli(ws: Workspace, args: string[]): Started {
 }
 
 const until = (started: Started, text: string) =>
-  eventually(() => (started.stderr().includes(text) ? true : undefined));
+  eventually(`mcpkit to print ${JSON.stringify(text)} on stderr`, () =>
+    started.stderr().includes(text) ? true : undefined,
+  );
 
 /** The server groups under mcpkit once `count` of them run with their grandchild, and its reaper. */
 async function groupsUnder(started: Started, count: number): Promise<void> {
   const pid = started.child.pid as number;
-  const leaders = await eventually(() => {
+  const leaders = await eventually(`${count} server group(s) under mcpkit, each with its grandchild`, () => {
     const found = childrenOf(pid).filter((c) => !isReaper(c));
     return found.length === count && found.every((l) => groupMembers(l.pid).length >= 2) ? found : undefined;
   });
@@ -80,7 +82,7 @@ async function gateway(ws: Workspace, daemonFile?: string): Promise<Started> {
   const args = [STUBBORN, ...(daemonFile ? ['--daemon', daemonFile] : [])];
   await writeProjectConfig(ws, { stubborn: { command: process.execPath, args } });
   const session = await connectV1([CLI, 'gateway', '--no-search'], ws.project, ws.env);
-  await eventually(async () =>
+  await eventually('the gateway to list stubborn__pids', async () =>
     (await session.client.listTools()).tools.some((t) => t.name === 'stubborn__pids') ? true : undefined,
   );
   const started: Started = { child: session.child, exited: session.exited, groups: [], stderr: () => '' };
@@ -150,7 +152,11 @@ async function act(scenario: ProcessScenario, ws: Workspace, rnd: () => number):
     case 'call + setsid daemon': {
       const pidFile = join(ws.root, 'daemon.pid');
       const started = startCli(ws, ['call', 'pids', '--', process.execPath, STUBBORN, '--daemon', pidFile]);
-      started.daemon = Number(await eventually(() => readFile(pidFile, 'utf8').catch(() => undefined)));
+      started.daemon = Number(
+        await eventually('the daemon to write its pid file', () =>
+          readFile(pidFile, 'utf8').catch(() => undefined),
+        ),
+      );
       return started;
     }
   }
@@ -173,7 +179,7 @@ export async function runProcessScenario(
     void current.exited.then(() => {
       exited = true;
     });
-    await eventually(() => (exited ? true : undefined), EXIT_BUDGET_MS).catch(() => {
+    await eventually('mcpkit to exit', () => (exited ? true : undefined), EXIT_BUDGET_MS).catch(() => {
       outcome.hangs++;
       outcome.notes.push(`${scenario}: mcpkit still running after ${EXIT_BUDGET_MS} ms`);
     });
@@ -183,7 +189,11 @@ export async function runProcessScenario(
       // A daemon that left its group carries its group's mark: it must be gone too (issue 34).
       ...running(current.daemon ? [current.daemon] : []),
     ];
-    await eventually(() => (left().length === 0 ? true : undefined), GONE_BUDGET_MS).catch(() => {
+    await eventually(
+      'every process of its groups to end',
+      () => (left().length === 0 ? true : undefined),
+      GONE_BUDGET_MS,
+    ).catch(() => {
       outcome.orphans += left().length;
       outcome.notes.push(`${scenario}: orphans ${left().join(', ')}`);
     });

@@ -63,14 +63,17 @@ export async function runSearchEscapes(rounds: number, rnd: () => number): Promi
   await client.connect(clientSide);
   /** Whether `path` is found searching for `word` within the budget. */
   const seen = (word: string, path: string) =>
-    eventually(async () => ((await search(word)).includes(path) ? true : undefined), MARKER_BUDGET_MS).catch(
-      () => false,
-    );
+    eventually(
+      `${path} in the answer for ${word}`,
+      async () => ((await search(word)).includes(path) ? true : undefined),
+      MARKER_BUDGET_MS,
+    ).catch(() => false);
   /** Why a written file was not found: tells a lost watcher event (a second write is seen) from a stall. */
   const lost = async (path: string, file: string) => {
     const indexed = (await server.ready()).hasFile(path);
     await writeFile(file, `${await readFile(file, 'utf8')}// written again\n`);
     const again = await eventually(
+      `${path} in the index after a second write`,
       async () => ((await server.ready()).hasFile(path) ? 'seen' : undefined),
       MARKER_BUDGET_MS,
     ).catch(() => 'not seen either');

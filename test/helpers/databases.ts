@@ -2,11 +2,14 @@
 // engine's own system user when we are root (postgres refuses root), ready when the server says so on stderr,
 // stopped and deleted by close(). Found from Debian's packages (.ci/run installs them).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { postgresBin } from './engines.js';
+import { freePort } from './ports.js';
+
+export { postgresBin };
 
 /** A running database server: URLs for the admin and for an application user with a password. */
 export interface DbServer {
@@ -21,30 +24,6 @@ export interface DbServer {
 
 const PASSWORD = 'S3cret-pw-do-not-log';
 const APP_USER = 'app';
-
-/** Where Debian put PostgreSQL's server programs (the newest version), or undefined. */
-export function postgresBin(): string | undefined {
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base)
-    .filter((v) => existsSync(join(base, v, 'bin', 'postgres')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(base, versions[0], 'bin') : undefined;
-}
-
-/** Whether MariaDB's server is installed. */
-export const hasMariadb = () => existsSync('/usr/sbin/mariadbd') && which('mariadb-install-db');
-
-const which = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
-
-/** A port free right now on 127.0.0.1 (the engines take no port 0). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /** The uid/gid to run an engine as: its system user when we are root, else ourselves. */
 function runAs(user: string): { uid: number; gid: number } | undefined {
@@ -79,6 +58,23 @@ function startUntil(
     child.on('exit', (code) => reject(new Error(`${command} exited (${code}) before it was ready:\n${log}`)));
   });
   return { child, started };
+}
+
+/** Starts an engine on a free port, again on another when the port was taken meanwhile (5 tries). */
+async function onFreePort(
+  engine: string,
+  inUse: RegExp,
+  start: (port: number) => Promise<ChildProcess>,
+): Promise<{ port: number; child: ChildProcess }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const child = await start(port).catch((error: Error) => {
+      if (!inUse.test(error.message)) throw error;
+      return undefined;
+    });
+    if (child) return { port, child };
+  }
+  throw new Error(`no free port for ${engine} after 5 tries`);
 }
 
 async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -127,35 +123,30 @@ export async function startPostgres(): Promise<DbServer> {
     ],
     as,
   );
-  let port = 0;
-  let child: ChildProcess | undefined;
-  for (let attempt = 0; attempt < 5 && !child; attempt++) {
-    port = await freePort();
-    const server = startUntil(
-      join(bin, 'postgres'),
-      [
-        '-D',
-        data,
-        '-p',
-        String(port),
-        '-k',
-        dir,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'fsync=off',
-        '-c',
-        'full_page_writes=off',
-      ],
-      as,
-      /ready to accept connections/,
-    );
-    child = await server.started.catch((error: Error) => {
-      if (!/already in use|could not bind/i.test(error.message)) throw error;
-      return undefined;
-    });
-  }
-  if (!child) throw new Error('no free port for PostgreSQL after 5 tries');
+  const { port, child } = await onFreePort(
+    'PostgreSQL',
+    /already in use|could not bind/i,
+    (port) =>
+      startUntil(
+        join(bin, 'postgres'),
+        [
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-k',
+          dir,
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'fsync=off',
+          '-c',
+          'full_page_writes=off',
+        ],
+        as,
+        /ready to accept connections/,
+      ).started,
+  );
   const admin = (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
   const running = child;
   try {
@@ -198,33 +189,28 @@ export async function startMariadb(): Promise<DbServer> {
     ],
     undefined,
   );
-  let port = 0;
-  let child: ChildProcess | undefined;
-  for (let attempt = 0; attempt < 5 && !child; attempt++) {
-    port = await freePort();
-    const server = startUntil(
-      '/usr/sbin/mariadbd',
-      [
-        '--no-defaults',
-        `--datadir=${data}`,
-        `--port=${port}`,
-        '--bind-address=127.0.0.1',
-        `--socket=${join(dir, 'sock')}`,
-        `--pid-file=${join(dir, 'pid')}`,
-        ...user,
-        '--skip-log-bin',
-        '--innodb-buffer-pool-size=16M',
-        '--skip-name-resolve',
-      ],
-      undefined,
-      /ready for connections/,
-    );
-    child = await server.started.catch((error: Error) => {
-      if (!/in use|Can't start server/i.test(error.message)) throw error;
-      return undefined;
-    });
-  }
-  if (!child) throw new Error('no free port for MariaDB after 5 tries');
+  const { port, child } = await onFreePort(
+    'MariaDB',
+    /in use|Can't start server/i,
+    (port) =>
+      startUntil(
+        '/usr/sbin/mariadbd',
+        [
+          '--no-defaults',
+          `--datadir=${data}`,
+          `--port=${port}`,
+          '--bind-address=127.0.0.1',
+          `--socket=${join(dir, 'sock')}`,
+          `--pid-file=${join(dir, 'pid')}`,
+          ...user,
+          '--skip-log-bin',
+          '--innodb-buffer-pool-size=16M',
+          '--skip-name-resolve',
+        ],
+        undefined,
+        /ready for connections/,
+      ).started,
+  );
   const running = child;
   try {
     await setUpMariadbUsers(join(dir, 'sock'));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client, type ClientCapabilities, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpServer, type Server } from '@modelcontextprotocol/server';
+import { onTestFinished } from 'vitest';
 import * as z from 'zod';
 import type { RuntimeServerConfig } from '../../src/client/index.js';
 import type { ServerEntry, StdioServer } from '../../src/config/index.js';
@@ -63,7 +64,20 @@ export async function connectGateway(
       ...(options.modern ? { versionNegotiation: { mode: 'auto' as const } } : {}),
     },
   );
-  const notifications: GatewayClient['notifications'] = [];
+  const notifications = recordNotifications(client);
+  await client.connect(transport, { timeout: 30_000 });
+  return {
+    client,
+    transport,
+    stderr: () => stderr,
+    notifications,
+    close: () => client.close(),
+  };
+}
+
+/** The list changes and log messages `client` receives, in order, by method. */
+function recordNotifications(client: Client): { method: string; params?: unknown }[] {
+  const notifications: { method: string; params?: unknown }[] = [];
   for (const method of [
     'notifications/tools/list_changed',
     'notifications/prompts/list_changed',
@@ -74,14 +88,7 @@ export async function connectGateway(
       notifications.push({ method, params: note.params });
     });
   }
-  await client.connect(transport, { timeout: 30_000 });
-  return {
-    client,
-    transport,
-    stderr: () => stderr,
-    notifications,
-    close: () => client.close(),
-  };
+  return notifications;
 }
 
 export const textOf = (result: { content?: unknown }) =>
@@ -174,17 +181,29 @@ export async function connectInProcess(
     { name: options.name ?? 'in-process-test', version: '1' },
     { capabilities: options.capabilities ?? {} },
   );
-  const notifications: InProcessClient['notifications'] = [];
-  for (const method of [
-    'notifications/tools/list_changed',
-    'notifications/prompts/list_changed',
-    'notifications/resources/list_changed',
-    'notifications/message',
-  ] as const) {
-    client.setNotificationHandler(method, (note) => {
-      notifications.push({ method, params: note.params });
-    });
-  }
+  const notifications = recordNotifications(client);
   await client.connect(clientSide);
   return { client, notifications, close: () => client.close() };
 }
+
+/** {@link startGateway}, closed (and its temp dir removed) when the running test finishes. */
+export async function gatewayOf(...args: Parameters<typeof startGateway>): ReturnType<typeof startGateway> {
+  const started = await startGateway(...args);
+  onTestFinished(started.close);
+  return started;
+}
+
+/** {@link connectInProcess}, closed when the running test finishes (before the gateway it talks to). */
+export async function clientOf(...args: Parameters<typeof connectInProcess>): Promise<InProcessClient> {
+  const client = await connectInProcess(...args);
+  onTestFinished(client.close);
+  return client;
+}
+
+/** The tool names a connected client lists, in the gateway's order. */
+export const toolNames = async (connected: { client: Client }) =>
+  (await connected.client.listTools()).tools.map((t) => t.name);
+
+/** How many `tools/list_changed` notifications a connected client has received. */
+export const listChanges = (connected: { notifications: { method: string }[] }) =>
+  connected.notifications.filter((n) => n.method === 'notifications/tools/list_changed').length;

@@ -1,15 +1,17 @@
 import { createHash, createPublicKey, type JsonWebKey, verify } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/server';
-import Provider from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import { createHttpHandler } from '../../src/serve/index.js';
+import { startAuthorizationServer } from './authorization-server.js';
+
+export { browse } from './authorization-server.js';
 
 /**
- * A real OAuth setup on 127.0.0.1: oidc-provider as the authorization server (PKCE, dynamic registration,
- * refresh-token rotation, short-lived access tokens, client credentials, RFC 8707 resources, DPoP) in front
- * of an mcpkit HTTP server that checks every token against it (and the DPoP proof of a bound one). The test plays the browser with
- * {@link browse}.
+ * A real OAuth setup on 127.0.0.1: the tests' authorization server (helpers/authorization-server.ts, opaque
+ * tokens for this one resource, DPoP on) in front of an mcpkit HTTP server that checks every token against it
+ * (and the DPoP proof of a bound one). The test plays the browser with {@link browse}.
  */
 export interface OAuthSetup {
   issuer: string;
@@ -27,78 +29,14 @@ export interface OAuthSetup {
   close(): Promise<void>;
 }
 
-const listen = (server: Server) =>
-  new Promise<number>((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-
 /** Starts the authorization server and the protected MCP server. */
 export async function startOAuthSetup(): Promise<OAuthSetup> {
-  const asServer = createServer();
   const rsServer = createServer();
-  const asPort = await listen(asServer);
-  const rsPort = await listen(rsServer);
-  const issuer = `http://127.0.0.1:${asPort}`;
+  await new Promise<void>((resolve) => rsServer.listen(0, '127.0.0.1', resolve));
+  const rsPort = (rsServer.address() as AddressInfo).port;
   const resource = `http://127.0.0.1:${rsPort}/mcp`;
-  const machine = { clientId: 'machine', clientSecret: 'machine-secret-for-tests' };
-  const setup = { accessTokenTtl: 3600 } as OAuthSetup;
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: machine.clientId,
-        client_secret: machine.clientSecret,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    scopes: ['openid', 'offline_access', 'mcp:tools'],
-    cookies: { keys: ['mcpkit-test-cookie-key'] },
-    pkce: { required: () => true },
-    rotateRefreshToken: true,
-    ttl: {
-      AccessToken: () => setup.accessTokenTtl,
-      ClientCredentials: () => setup.accessTokenTtl,
-      RefreshToken: 86_400,
-      Interaction: 600,
-      Session: 3600,
-      Grant: 86_400,
-      AuthorizationCode: 60,
-    },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    features: {
-      devInteractions: { enabled: false },
-      registration: { enabled: true },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => resource,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== resource) throw new Error(`unknown resource ${indicator}`);
-          return {
-            scope: 'mcp:tools',
-            audience: resource,
-            accessTokenFormat: 'opaque',
-            accessTokenTTL: setup.accessTokenTtl,
-          };
-        },
-      },
-    },
-  });
-  const grants: Record<string, number> = {};
-  const codes: string[] = [];
-  provider.on('grant.success', (ctx) => {
-    const type = String(ctx.oidc.params?.grant_type);
-    grants[type] = (grants[type] ?? 0) + 1;
-  });
-  provider.on('authorization_code.saved', (code) => codes.push(String(code.jti)));
-  const callback = provider.callback();
-  asServer.on('request', (req, res) => {
-    if (req.url?.startsWith('/interaction/')) void interact(provider, req, res);
-    else callback(req, res);
-  });
+  const as = await startAuthorizationServer({ tokens: 'opaque', resource });
+  const { issuer, provider } = as;
 
   const mcp = createHttpHandler(() => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
@@ -139,21 +77,27 @@ export async function startOAuthSetup(): Promise<OAuthSetup> {
     });
   });
 
-  return Object.assign(setup, {
+  return {
     issuer,
     url: resource,
     provider,
-    grants,
-    codes,
-    machine,
+    grants: as.grants,
+    codes: as.codes,
+    machine: as.machine,
+    // The token lifetime is the authorization server's: a setter, so a test's change reaches it.
+    get accessTokenTtl() {
+      return as.accessTokenTtl;
+    },
+    set accessTokenTtl(seconds: number) {
+      as.accessTokenTtl = seconds;
+    },
     close: async () => {
       await mcp.close();
-      for (const server of [asServer, rsServer]) {
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-      }
+      rsServer.closeAllConnections();
+      await new Promise((resolve) => rsServer.close(resolve));
+      await as.close();
     },
-  });
+  };
 }
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
@@ -194,62 +138,4 @@ function dpopProofValid(req: IncomingMessage, token: string, jkt: string, url: s
     claims.htu === url.split('?')[0] &&
     claims.ath === b64url(createHash('sha256').update(token).digest())
   );
-}
-
-/** The login and consent pages: the "user" logs in as `user-1` and grants what is asked. */
-export async function interact(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  try {
-    const details = await provider.interactionDetails(req, res);
-    const { prompt, params, session } = details;
-    if (prompt.name === 'login') {
-      await provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: 'user-1' } },
-        { mergeWithLastSubmission: false },
-      );
-      return;
-    }
-    const grant = details.grantId
-      ? await provider.Grant.find(details.grantId)
-      : new provider.Grant({ accountId: session?.accountId ?? 'user-1', clientId: String(params.client_id) });
-    if (!grant) throw new Error('no grant');
-    const missing = prompt.details as {
-      missingOIDCScope?: string[];
-      missingResourceScopes?: Record<string, string[]>;
-    };
-    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
-      grant.addResourceScope(indicator, scopes.join(' '));
-    const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-  } catch (error) {
-    res.writeHead(500).end(String(error));
-  }
-}
-
-/**
- * Plays the user's browser: opens the authorization URL, keeps cookies, follows every redirect through
- * login and consent until the authorization server sends it back to mcpkit's loopback redirect.
- */
-export async function browse(start: URL): Promise<void> {
-  const jar = new Map<string, string>();
-  let next = start;
-  for (let hop = 0; hop < 20; hop++) {
-    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(next, { redirect: 'manual', headers: cookie ? { cookie } : {} });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair?.indexOf('=') ?? -1;
-      if (pair && eq > 0) jar.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    await response.text();
-    const location = response.headers.get('location');
-    if (!location) {
-      if (response.status >= 400) throw new Error(`browser: HTTP ${response.status} at ${next.href}`);
-      return;
-    }
-    next = new URL(location, next);
-  }
-  throw new Error('browser: too many redirects');
 }

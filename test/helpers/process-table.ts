@@ -95,5 +95,9 @@ export function killGroups(pgids: readonly number[]): void {
 
 /** Waits until no process of these groups runs (a generous budget, not an expected duration). */
 export async function groupsGone(pgids: readonly number[], ms = 15_000): Promise<void> {
-  await eventually(() => (pgids.every((pgid) => groupMembers(pgid).length === 0) ? true : undefined), ms);
+  await eventually(
+    `every process of groups ${pgids.join(', ')} to end`,
+    () => (pgids.every((pgid) => groupMembers(pgid).length === 0) ? true : undefined),
+    ms,
+  );
 }

@@ -1,28 +1,16 @@
 // A private Redis server for tests: Debian's redis-server on a free 127.0.0.1 port, no persistence, its
 // working dir a temp dir (removed by close()). .ci/run installs the package.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.js';
 
 /** A running Redis: its URL, and close() that stops it and deletes its dir. */
 export interface RedisServer {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-/** Whether redis-server is installed. */
-export const hasRedis = () => spawnSync('sh', ['-c', 'command -v redis-server']).status === 0;
-
-/** A port free right now on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /** Starts redis-server; resolves once it accepts connections. */

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { StdioServer } from '../../src/config/index.js';
+import { freePort } from './ports.js';
 import { processState } from './process-table.js';
+
+export { freePort };
 
 const moduleFile = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
 export const fixture = (path: string) => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
@@ -16,6 +18,8 @@ export const memory: StdioServer = {
   command: process.execPath,
   args: [moduleFile('@modelcontextprotocol/server-memory/dist/index.js')],
 };
+/** server-everything as argv words (for `mcpkit call … -- <words>`). */
+export const everythingWords = [everything.command, ...(everything.args ?? [])];
 export function filesystem(dir: string): StdioServer {
   return {
     command: process.execPath,
@@ -31,18 +35,6 @@ export function rawServer(...options: string[]): StdioServer {
 /** The raw server behind a forking wrapper. */
 export function wrappedRawServer(...options: string[]): StdioServer {
   return { command: process.execPath, args: [fixture('servers/wrapper.mjs'), ...options] };
-}
-
-/** A free TCP port on 127.0.0.1 (the everything server takes a PORT, not port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** server-everything over HTTP (`streamableHttp` or `sse`), started and ready; `stop()` in a finally. */

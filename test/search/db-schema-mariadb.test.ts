@@ -1,23 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseDbTarget } from '../../src/search/db-schemas/db-target.js';
 import { connectMysql } from '../../src/search/db-schemas/mysql-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadMariadbShop } from '../fixtures/db/load-shop.js';
-import { type DbServer, hasMariadb, startMariadb } from '../helpers/databases.js';
+import type { DbServer } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
+import { test } from '../helpers/fixtures.js';
 import { APP, appWithSchema, connectSearch, expectSchemaRanks, resultPaths } from './db-fixture.js';
 
 // CI installs MariaDB (.ci/run): there a missing server is a failure, not a skip.
-describe.skipIf(!hasMariadb() && !process.env.CI)('MariaDB schemas in code search', () => {
+describe.skipIf(missingEngines('mariadb'))('MariaDB schemas in code search', () => {
   let db: DbServer;
   const target = () => parseDbTarget(db.appUrl('shop'), {}, APP);
 
-  beforeAll(async () => {
-    db = await startMariadb();
+  test.beforeAll(async ({ mariadb }) => {
+    db = mariadb;
     await loadMariadbShop(db.adminUrl);
   }, 90_000);
-  afterAll(async () => {
-    await db?.close();
-  });
 
   it('reads tables, views, functions and procedures with comments, keys both ways, indexes and checks', async () => {
     const index = await appWithSchema(target(), 'none');

@@ -1,15 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REFRESH_BUSY } from '../../src/search/db-schemas/db-schemas.js';
 import { parseDbTarget } from '../../src/search/db-schemas/db-target.js';
 import { connectPostgres } from '../../src/search/db-schemas/postgres-schema.js';
 import { runInProcessAt } from '../config/run-in-process.js';
 import { loadPostgresShop } from '../fixtures/db/load-shop.js';
-import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
+import type { DbServer } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
+import { test } from '../helpers/fixtures.js';
 import { APP, appWithSchema, connectSearch, expectSchemaRanks, resultPaths } from './db-fixture.js';
 
 // CI installs PostgreSQL (.ci/run): there a missing server is a failure, not a skip.
-describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code search', () => {
+describe.skipIf(missingEngines('postgres'))('PostgreSQL schemas in code search', () => {
   let pg: DbServer;
   const target = () => parseDbTarget(pg.appUrl('shop'), {}, APP);
   const admin = async (sql: string) => {
@@ -23,13 +25,10 @@ describe.skipIf(!postgresBin() && !process.env.CI)('PostgreSQL schemas in code s
     }
   };
 
-  beforeAll(async () => {
-    pg = await startPostgres();
+  test.beforeAll(async ({ postgres }) => {
+    pg = postgres;
     await loadPostgresShop(pg.adminUrl);
   }, 60_000);
-  afterAll(async () => {
-    await pg?.close();
-  });
 
   it('reads tables, views, functions, procedures and enums as read-only chunks', async () => {
     const index = await appWithSchema(target(), 'none');

@@ -7,14 +7,16 @@ import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CodeIndex, type SearchMode } from '../../src/search/code-index/code-index.js';
 import { createSearchServer, type SearchServerOptions } from '../../src/search/server/search-server.js';
 import { indexIntoStore, PgStore, parseStoreUrl } from '../../src/search/stores/pg/index.js';
 import { StoreMirror } from '../../src/search/stores/pg/store-mirror.js';
 import { CLI } from '../helpers/cli.js';
-import { type DbServer, postgresBin, startPostgres } from '../helpers/databases.js';
+import type { DbServer } from '../helpers/databases.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
+import { test } from '../helpers/fixtures.js';
 import { mcpkit, textOf, writeSearchRepos } from './fixtures.js';
 
 /** Queries of every kind: words, symbols, common words, a path word, nothing to find. */
@@ -76,7 +78,7 @@ async function spawned(url: string, root: string): Promise<Connected> {
 }
 
 // CI installs PostgreSQL (.ci/run): there a missing server is a failure, not a skip.
-describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL (--store)', () => {
+describe.skipIf(missingEngines('postgres'))('the code index in PostgreSQL (--store)', () => {
   let pg: DbServer;
   let base: string;
   let repo: string;
@@ -88,8 +90,8 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
   let inMemory: CodeIndex;
   let replicas: Connected[];
 
-  beforeAll(async () => {
-    pg = await startPostgres();
+  test.beforeAll(async ({ postgres }) => {
+    pg = postgres;
     url = pg.adminUrl('postgres');
     base = await mkdtemp(join(tmpdir(), 'mcpkit-store-'));
     // A real corpus: this project's search code (≈70 files), and a small repository beside it.
@@ -121,7 +123,6 @@ describe.skipIf(!postgresBin() && !process.env.CI)('the code index in PostgreSQL
   afterAll(async () => {
     await Promise.all([memory?.close(), withVectors?.close(), ...(replicas ?? []).map((r) => r.close())]);
     StoreMirror.pageSize = 5000;
-    await pg?.close();
     await rm(base, { recursive: true, force: true });
   });
 

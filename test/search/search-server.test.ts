@@ -11,6 +11,7 @@ import {
   type SearchServerOptions,
 } from '../../src/search/server/search-server.js';
 import { CLI } from '../helpers/cli.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { mcpkit, textOf, writeSearchRepos, writeTinyModel } from './fixtures.js';
@@ -229,7 +230,7 @@ describe('mcpkit search-server: freshness and the repository cache', () => {
   });
 });
 
-describe('mcpkit search-server: repositories by URL', () => {
+describe.skipIf(missingEngines('git'))('mcpkit search-server: repositories by URL', () => {
   it('clones from a git server on 127.0.0.1 when MCPKIT_ALLOW_PRIVATE_CLONE=1, and deletes the clone on eviction', async () => {
     const gitServer = await startGitServer({
       'ledger.go': 'package ledger\n\n// Reconcile balances the ledger.\nfunc Reconcile() {}\n',

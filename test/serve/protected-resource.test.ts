@@ -8,24 +8,21 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { type HttpServerHandle, ProtectedResource, serveOverHttp } from '../../src/serve/index.js';
+import { type AuthorizationServer, startAuthorizationServer } from '../helpers/authorization-server.js';
 import { CLI } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { startGateway, toolServer } from '../helpers/gateway.js';
-import {
-  type JwtAuthorizationServer,
-  startJwtAuthorizationServer,
-} from '../helpers/jwt-authorization-server.js';
 import { browse } from '../helpers/oauth-server.js';
 import { freePort } from '../helpers/servers.js';
 
 // A gateway as an OAuth-protected resource (RFC 9728 + JWT access tokens of oidc-provider, checked with jose).
-let as: JwtAuthorizationServer;
+let as: AuthorizationServer;
 let http: HttpServerHandle;
 let stopGateway: () => Promise<void>;
 let dir: string;
 
 beforeAll(async () => {
-  as = await startJwtAuthorizationServer();
+  as = await startAuthorizationServer({ tokens: 'jwt' });
   const started = await startGateway([toolServer('a', { read: 'Reads.' })], {
     profiles: { reader: { tools: ['a__read'] } },
   });

@@ -2,8 +2,9 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createHttpHandler, type HttpHandler, RedisState, SessionSeal } from '../../src/serve/index.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
-import { hasRedis, type RedisServer, startRedis } from '../helpers/redis.js';
+import { type RedisServer, startRedis } from '../helpers/redis.js';
 import { sseEvents } from '../helpers/sse.js';
 
 // Replicas in-process: handlers that share a session key (and Redis) but nothing else, as replicas behind a
@@ -90,7 +91,7 @@ describe('sealed session ids: a 2025 session works on any replica with the key',
   });
 });
 
-describe.skipIf(!hasRedis())('with Redis: resumption and ends shared by replicas', () => {
+describe.skipIf(missingEngines('redis'))('with Redis: resumption and ends shared by replicas', () => {
   let redis: RedisServer;
   const states: RedisState[] = [];
   beforeAll(async () => {
@@ -162,7 +163,7 @@ describe.skipIf(!hasRedis())('with Redis: resumption and ends shared by replicas
   });
 });
 
-describe.skipIf(!hasRedis())('with Redis gone', () => {
+describe.skipIf(missingEngines('redis'))('with Redis gone', () => {
   it('a session still moves between replicas (its id is sealed); one line says resumption is off', async () => {
     const redis = await startRedis();
     const errors: string[] = [];
