@@ -44,7 +44,7 @@ export function registerRegistryCommands(program: Command, io: CliIO): void {
     .description('search an MCP Registry for servers by name')
     .argument('[words...]', 'what to look for in server names (none: list servers)')
     .option(registryOption, registryHelp)
-    .option('--limit <n>', 'at most this many servers (default 30)', positiveInteger('--limit'), 30)
+    .option('--limit <n>', 'at most this many servers', positiveInteger('--limit'), 30)
     .option('--json', 'print the registry entries as JSON')
     .action(async (words: string[], opts: { registry?: string; limit: number; json?: boolean }) => {
       const client = createRegistryClient({ url: await registryUrl(io, opts.registry) });
@@ -70,11 +70,11 @@ export function registerRegistryCommands(program: Command, io: CliIO): void {
     .description('show a registry server whole: packages, remotes, their arguments, variables and headers')
     .argument('<name>', 'registry name, e.g. io.github.owner/server')
     .option(registryOption, registryHelp)
-    .option('--version <version>', 'this version instead of the latest')
+    .option('--at <version>', 'this version instead of the latest')
     .option('--json', 'print the registry entry as JSON')
-    .action(async (name: string, opts: { registry?: string; version?: string; json?: boolean }) => {
+    .action(async (name: string, opts: { registry?: string; at?: string; json?: boolean }) => {
       const client = createRegistryClient({ url: await registryUrl(io, opts.registry) });
-      const item = await client.get(name, opts.version);
+      const item = await client.get(name, opts.at);
       io.out(opts.json ? `${JSON.stringify(item, null, 2)}\n` : describeServer(item));
     });
 

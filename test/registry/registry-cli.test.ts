@@ -93,6 +93,8 @@ describe('mcpkit find / show', () => {
     expect(stdout).toContain('    env WEATHER_API_KEY  required, secret  API key');
     expect(stdout).toContain('    flag --units  optional, default metric, one of metric, imperial  Units');
     expect(stdout).toContain('  add it: mcpkit add io.github.acme/weather');
+    const older = await mcpkit(['show', 'io.github.acme/weather', '--at', '1.1.0']);
+    expect(older.stdout.split('\n')[0]).toBe('io.github.acme/weather 1.1.0  (active)');
   });
 });
 
