@@ -63,6 +63,8 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
       if (target === undefined && /^[\w.-]+\/[\w.-]+$|\.(mcpb|dxt)$/i.test(name))
         return (await import('./registry-commands.js')).addFromCatalog(io, name, opts);
       checkNameArgument(name);
+      if (opts.set.length > 0 || opts.registry || opts.as)
+        usage('--set, --registry and --as are for adding by registry name or .mcpb bundle');
       const entry = entryFromFlags(target, args, opts);
       refuseGateway(name, entry);
       const result = await addServers([{ name, entry }], {

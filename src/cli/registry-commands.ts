@@ -185,10 +185,25 @@ export interface CatalogAddFlags {
   set: string[];
   registry?: string;
   as?: string;
+  /** Flags of a command-line add: refused here (the entry's own inputs are given with --set). */
+  env?: string[];
+  header?: string[];
+  transport?: string;
+  cwd?: string;
 }
 
 /** `mcpkit add <registry name | ./x.mcpb | https://…/x.mcpb>`: the entry built, inputs decided, written. */
 export async function addFromCatalog(io: CliIO, target: string, flags: CatalogAddFlags): Promise<void> {
+  const foreign = [
+    flags.env?.length ? '--env' : '',
+    flags.header?.length ? '--header' : '',
+    flags.transport ? '--transport' : '',
+    flags.cwd ? '--cwd' : '',
+  ].filter(Boolean);
+  if (foreign.length > 0)
+    usage(
+      `add ${target}: ${foreign.join(', ')} ${foreign.length === 1 ? 'is' : 'are'} for a command or URL; give the entry's inputs with --set KEY=VALUE`,
+    );
   const options = installOptions(io, flags.scope, flags.set);
   let installed: InstalledEntry;
   if (isBundleReference(target)) installed = await entryFromBundle(target, options);

@@ -267,6 +267,18 @@ describe('mcpkit outdated / update', () => {
 });
 
 describe('bad input is one line', () => {
+  it('flags of the other kind of add', async () => {
+    const env = await mcpkit(['add', 'io.github.acme/weather', '-e', 'WEATHER_API_KEY=x']);
+    expect(env.code).toBe(2);
+    expect(env.stderr).toBe(
+      "mcpkit: add io.github.acme/weather: --env is for a command or URL; give the entry's inputs with --set KEY=VALUE\n",
+    );
+    const set = await mcpkit(['add', 'local', '--set', 'A=1', '--', 'node', 'x.js']);
+    expect(set.stderr).toBe(
+      'mcpkit: --set, --registry and --as are for adding by registry name or .mcpb bundle\n',
+    );
+  });
+
   it('an unknown name', async () => {
     const { code, stderr } = await mcpkit(['add', 'io.github.acme/nope']);
     expect(code).toBe(1);
