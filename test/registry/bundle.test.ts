@@ -45,8 +45,8 @@ describe('openBundle', () => {
   });
 
   it('refuses a path out of the bundle, a bad manifest, and a file that is not the one published', () => {
-    const escape = zip({ 'manifest.json': JSON.stringify(manifest), 'index.js': '', '../evil.js': '' });
-    expect(() => openBundle(escape, 'e.mcpb')).toThrow(
+    const outside = zip({ 'manifest.json': JSON.stringify(manifest), 'index.js': '', '../evil.js': '' });
+    expect(() => openBundle(outside, 'e.mcpb')).toThrow(
       'bundle e.mcpb: it holds "../evil.js", a path outside the bundle',
     );
     const noVersion = zip({
