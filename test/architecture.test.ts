@@ -16,6 +16,7 @@ const LAYER: Record<string, number> = {
   search: 3,
   gateway: 3,
   check: 3,
+  registry: 3,
   config: 2,
   serve: 2,
   internal: 1,

@@ -47,8 +47,24 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
     .option('--cwd <dir>', 'working directory of a stdio server')
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger('--timeout'))
     .option('-f, --force', 'replace a server of the same name')
+    .option(
+      '--set <KEY=VALUE>',
+      'registry/bundle add: a value for one of its inputs (repeatable)',
+      collect,
+      [],
+    )
+    .option('--registry <url>', 'registry add: the MCP Registry to ask')
+    .option('--as <name>', 'registry/bundle add: the server name to write (default: from the entry)')
+    .addHelpText(
+      'after',
+      '\nBy registry name or bundle: mcpkit add io.github.owner/server | ./x.mcpb | https://…/x.mcpb\n',
+    )
     .action(async (name: string, target: string | undefined, args: string[], opts: AddFlags) => {
+      if (target === undefined && /^[\w.-]+\/[\w.-]+$|\.(mcpb|dxt)$/i.test(name))
+        return (await import('./registry-commands.js')).addFromCatalog(io, name, opts);
       checkNameArgument(name);
+      if (opts.set.length > 0 || opts.registry || opts.as)
+        usage('--set, --registry and --as are for adding by registry name or .mcpb bundle');
       const entry = entryFromFlags(target, args, opts);
       refuseGateway(name, entry);
       const result = await addServers([{ name, entry }], {
@@ -179,6 +195,9 @@ interface AddFlags {
   cwd?: string;
   timeout?: number;
   force?: boolean;
+  set: string[];
+  registry?: string;
+  as?: string;
 }
 
 interface GetFlags {

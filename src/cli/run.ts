@@ -43,6 +43,10 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
   },
   { commands: ['auth'], load: async () => (await import('./auth-command.js')).registerAuthCommands },
   {
+    commands: ['find', 'show', 'outdated', 'update'],
+    load: async () => (await import('./registry-commands.js')).registerRegistryCommands,
+  },
+  {
     commands: ['dashboard'],
     load: async () => (await import('./dashboard-command.js')).registerDashboardCommand,
   },

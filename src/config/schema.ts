@@ -36,6 +36,8 @@ const commonShape = {
   prefix: NamePartSchema.refine((name) => !name.includes('__'), 'must not contain "__"').optional(),
   /** For `mcpkit gateway`: tools exposed under another name (`{ "<tool>": "<new name>" }`), prefix still first. */
   rename: z.record(z.string().min(1), NamePartSchema).optional(),
+  /** Where `mcpkit add` found this entry (a registry server or a bundle), for `mcpkit outdated` and `update`. */
+  source: z.looseObject({}).optional(),
 };
 
 /** A server started as a child process speaking MCP on stdin/stdout. */
