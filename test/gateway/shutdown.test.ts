@@ -171,7 +171,10 @@ describe.skipIf(!hasProcTable)('gateway: no upstream outlives a closing gateway'
       opened.groups = leader ? [leader.pid] : [];
       session.child.kill('SIGTERM');
       // Before, the daemon's end of the upstream's pipes kept the gateway alive for as long as it ran.
-      expect(await eventually('the gateway to exit', () => ended, 15_000)).toEqual({ code: 143, signal: null });
+      expect(await eventually('the gateway to exit', () => ended, 15_000)).toEqual({
+        code: 143,
+        signal: null,
+      });
       await groupsGone(opened.groups);
       // It left the group (setsid), but carries the upstream's mark in its environment (issue 34).
       expect(alive(daemon)).toBe(false);
