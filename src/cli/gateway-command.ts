@@ -315,6 +315,8 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           },
         );
       } finally {
+        // A start that failed lets go of stdin, or the open pipe would keep the process alive after its error.
+        client?.release();
         await replica.state?.close();
         await port?.release();
       }

@@ -68,9 +68,10 @@ export function checkFrame(text: string): FrameCheck {
   }
   if (id === null) return reject(null, -32600, 'Invalid Request: "id" must be a string or an integer');
   if ('params' in message && !isPlainObject(message.params))
-    return reject(id, -32602, `Invalid params: "params" of ${message.method} must be an object`);
+    return reject(id, -32602, `Invalid params: "params" of ${methodLabel(message.method)} must be an object`);
   const why = invalidParams(message.method, message.params as Record<string, unknown> | undefined);
-  if (why !== undefined) return reject(id, -32602, `Invalid params of ${message.method}: ${why}`);
+  if (why !== undefined)
+    return reject(id, -32602, `Invalid params of ${methodLabel(message.method)}: ${why}`);
   return { ok: true, message };
 }
 
@@ -92,4 +93,9 @@ function nestingDepth(text: string): number {
     } else if (c === 93 || c === 125) depth--;
   }
   return deepest;
+}
+
+/** A method's name for a one-line message: as it is when printable, JSON-quoted when it holds a newline or the like. */
+function methodLabel(method: string): string {
+  return /^[\x21-\x7e]+$/.test(method) ? method : JSON.stringify(method);
 }

@@ -70,7 +70,14 @@ describe.skipIf(missingEngines('postgres'))('gateway --store (the shared code in
   });
 
   it('refuses a store URL that is not PostgreSQL in one line, password masked', async () => {
-    const bad = await runCli(ws, ['gateway', '--store', 'http://user:hunter2@example.com/db']);
+    const bad = await runCli(
+      ws,
+      ['gateway', '--store', 'http://user:hunter2@example.com/db'],
+      {},
+      {
+        stdin: { open: true },
+      },
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).not.toContain('hunter2');

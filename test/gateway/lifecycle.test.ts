@@ -235,7 +235,7 @@ describe('gateway: names', () => {
     await gw.close();
     gw = undefined;
     await writeProjectConfig(ws, { a: upstream('a'), b: upstream('b') });
-    const clash = await runCli(ws, ['gateway', '--prefix', 'none']);
+    const clash = await runCli(ws, ['gateway', '--prefix', 'none'], {}, { stdin: { open: true } });
     expect(clash.code).toBe(2);
     expect(clash.stderr).toContain(
       'prefix "none" needs names that do not collide, but tool "crash" of b clashes with a\'s',

@@ -55,7 +55,9 @@ export function runCli(
   ws: Workspace,
   args: string[],
   env: Record<string, string> = {},
-  options: { stdin?: string; onSpawn?: (child: ChildProcess) => void } = {},
+  // stdin: text written and ended; `{ open: true }` a pipe left open, as a client that has not left (a stdio
+  // gateway stops when its client closes stdin, even while it starts — so an error of start-up needs it open).
+  options: { stdin?: string | { open: true }; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -63,7 +65,7 @@ export function runCli(
       env: { ...ws.env, ...env },
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
-    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+    if (typeof options.stdin === 'string') child.stdin?.end(options.stdin);
     options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
