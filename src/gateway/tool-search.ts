@@ -1,9 +1,9 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { count } from '../internal/plural.js';
 // The BM25 core only: the gateway must not load the code-search stack to start.
-import { Bm25Index, topK } from '../search/bm25.js';
-import { synonymsOf } from '../search/synonyms.js';
-import { tokenize } from '../search/tokenize.js';
+import { Bm25Index, topK } from '../search/lexical/bm25.js';
+import { synonymsOf } from '../search/lexical/synonyms.js';
+import { tokenize } from '../search/lexical/tokenize.js';
 import { textResult } from '../serve/tool-result.js';
 import type { ExposedTool } from './catalog.js';
 
