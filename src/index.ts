@@ -7,5 +7,6 @@ export * from './client/index.js';
 export * from './config/index.js';
 export * from './errors/index.js';
 export * from './gateway/index.js';
+export * from './registry/index.js';
 export * from './search/index.js';
 export * from './serve/index.js';

@@ -9,11 +9,16 @@ describe('public API', () => {
     const check = await import('mcpkit/check');
     const gateway = await import('mcpkit/gateway');
     const search = await import('mcpkit/search');
+    const registry = await import('mcpkit/registry');
     expect(typeof gateway.Gateway.create).toBe('function');
     expect(search.tokenize('readFileSync')).toEqual(['readfilesync', 'read', 'file', 'sync']);
     expect(typeof config.loadConfig).toBe('function');
     expect(typeof client.Runtime.create).toBe('function');
     expect(typeof check.runCheck).toBe('function');
+    expect(registry.localName('io.github.acme/weather')).toBe('weather');
+    expect(registry.DEFAULT_REGISTRY_URL).toBe('https://registry.modelcontextprotocol.io');
+    expect(root.createRegistryClient).toBe(registry.createRegistryClient);
+    expect(config.userDataDir({ MCPKIT_DATA_DIR: '/d' })).toBe('/d');
     expect(root.Runtime).toBe(client.Runtime);
     const errors = await import('mcpkit/errors');
     expect(root.McpkitError).toBe(errors.McpkitError);

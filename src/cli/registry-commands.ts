@@ -9,6 +9,7 @@ import {
   maskEntry,
   type Scope,
   type ServerEntry,
+  userDataDir,
 } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { readJsonDocument } from '../internal/json-document.js';
@@ -28,7 +29,6 @@ import {
   runsWith,
   type ServerResponse,
   statusOf,
-  userDataDir,
 } from '../registry/index.js';
 import { table } from './format.js';
 import type { CliIO } from './io.js';

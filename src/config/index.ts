@@ -30,6 +30,7 @@ export {
   type Scope,
   userCacheDir,
   userConfigDir,
+  userDataDir,
   userStateDir,
 } from './paths.js';
 export {

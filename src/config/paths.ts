@@ -63,3 +63,14 @@ export function userStateDir(env: Readonly<Record<string, string | undefined>> =
   if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'mcpkit', 'State');
   return join(homeDirectory(env), '.local', 'state', 'mcpkit');
 }
+
+/**
+ * mcpkit's data directory, where bundles are unpacked: `$MCPKIT_DATA_DIR`, else `$XDG_DATA_HOME/mcpkit`,
+ * else `~/.local/share/mcpkit` (`%LOCALAPPDATA%\mcpkit\Data` on Windows).
+ */
+export function userDataDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (env.MCPKIT_DATA_DIR) return env.MCPKIT_DATA_DIR;
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, 'mcpkit');
+  if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'mcpkit', 'Data');
+  return join(homeDirectory(env), '.local', 'share', 'mcpkit');
+}

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join, normalize, resolve, sep } from 'node:path';
 import { unzipSync } from 'fflate';
 import { formatJsonPath } from '../config/index.js';
@@ -8,6 +7,7 @@ import { McpkitError } from '../errors/index.js';
 import { errorMessage } from '../internal/error-message.js';
 import { describeRemoteError } from '../internal/remote-failure.js';
 import { type BundleManifest, BundleManifestSchema } from './bundle-manifest.js';
+import { type BundleSignature, splitSignature, verifyBundleSignature } from './bundle-signature.js';
 
 /** An MCP bundle read and checked, not yet unpacked. */
 export interface OpenedBundle {
@@ -16,13 +16,11 @@ export interface OpenedBundle {
   manifest: BundleManifest;
   /** SHA-256 of the whole file, as the registry's `fileSha256` states it. */
   sha256: string;
-  /** True when the file carries an `mcpb sign` signature block. */
-  signed: boolean;
+  /** Its `mcpb sign` signature, verified: who signed it, or `unsigned`. */
+  signature: BundleSignature;
   files: Record<string, Uint8Array>;
 }
 
-const SIG_HEADER = Buffer.from('MCPB_SIG_V1');
-const SIG_FOOTER = Buffer.from('MCPB_SIG_END');
 const MAX_BUNDLE_BYTES = 256 * 1024 * 1024;
 const MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
 
@@ -66,10 +64,14 @@ export async function readBundleBytes(
 
 /**
  * Checks a bundle: its size and SHA-256 (against `expectedSha256` when the registry gave one), its
- * signature block's framing, the zip (no path out of the bundle), and the manifest — valid, and true
+ * signature where it has one (a signature that does not match its contents is refused), the zip (no path out of the bundle), and the manifest — valid, and true
  * about the archive: the entry point it names is in it. Every failure is one line naming the bundle.
  */
-export function openBundle(bytes: Uint8Array, source: string, expectedSha256?: string): OpenedBundle {
+export async function openBundle(
+  bytes: Uint8Array,
+  source: string,
+  expectedSha256?: string,
+): Promise<OpenedBundle> {
   const bad = (what: string) =>
     new McpkitError('CONFIG_INVALID', `bundle ${source}: ${what}; nothing written`);
   if (bytes.length > MAX_BUNDLE_BYTES)
@@ -79,10 +81,12 @@ export function openBundle(bytes: Uint8Array, source: string, expectedSha256?: s
     throw bad(
       `its SHA-256 is ${sha256}, the registry says ${expectedSha256}: the file is not the one published`,
     );
-  const { zip, signed } = splitSignature(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), bad);
+  const split = splitSignature(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), bad);
+  // Before the zip is read: a changed file is refused for what it is, not for what the change broke.
+  const signature = await verifyBundleSignature(split, bad);
   let files: Record<string, Uint8Array>;
   try {
-    files = unzipSync(zip);
+    files = unzipSync(split.zip);
   } catch (error) {
     throw bad(`not a zip archive (${errorMessage(error)})`);
   }
@@ -113,36 +117,12 @@ export function openBundle(bytes: Uint8Array, source: string, expectedSha256?: s
     throw bad(`manifest.json names entry point "${manifest.server.entry_point}", outside the bundle`);
   if (!(entry in files))
     throw bad(`manifest.json names entry point "${manifest.server.entry_point}", which is not in the bundle`);
-  return { source, manifest, sha256, signed, files };
-}
-
-/** Splits off the `MCPB_SIG_V1 <length> <PKCS#7> MCPB_SIG_END` block `mcpb sign` appends; a torn block fails. */
-function splitSignature(bytes: Buffer, bad: (what: string) => Error): { zip: Buffer; signed: boolean } {
-  if (!bytes.subarray(bytes.length - SIG_FOOTER.length).equals(SIG_FOOTER))
-    return { zip: bytes, signed: false };
-  const at = bytes.lastIndexOf(SIG_HEADER);
-  if (at < 0) throw bad('its signature block has an end but no start');
-  const length = bytes.readUInt32LE(at + SIG_HEADER.length);
-  const start = at + SIG_HEADER.length + 4;
-  if (start + length !== bytes.length - SIG_FOOTER.length || bytes[start] !== 0x30)
-    throw bad('its signature block is damaged (its length does not match)');
-  return { zip: bytes.subarray(0, at), signed: true };
+  return { source, manifest, sha256, signature, files };
 }
 
 function isSafeMember(name: string): boolean {
   if (name.startsWith('/') || name.includes('\\') || /^[A-Za-z]:/.test(name)) return false;
   return !name.split('/').includes('..');
-}
-
-/**
- * mcpkit's data directory, where bundles are unpacked: `$MCPKIT_DATA_DIR`, else `$XDG_DATA_HOME/mcpkit`,
- * else `~/.local/share/mcpkit` (`%LOCALAPPDATA%\mcpkit\Data` on Windows).
- */
-export function userDataDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  if (env.MCPKIT_DATA_DIR) return env.MCPKIT_DATA_DIR;
-  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, 'mcpkit');
-  if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'mcpkit', 'Data');
-  return join(env.HOME || homedir(), '.local', 'share', 'mcpkit');
 }
 
 /**

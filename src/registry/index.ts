@@ -6,9 +6,9 @@ export {
   type OpenedBundle,
   openBundle,
   readBundleBytes,
-  userDataDir,
 } from './bundle.js';
 export { type BundleManifest, BundleManifestSchema, bundleEntry, bundleInputs } from './bundle-manifest.js';
+export type { BundleSignature } from './bundle-signature.js';
 export { packageInputs, remoteInputs } from './entry-inputs.js';
 export {
   type AskInput,

@@ -3,6 +3,7 @@ import { type ServerEntry, sanitizeName } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { installBundle, type OpenedBundle, openBundle, readBundleBytes } from './bundle.js';
 import { bundleEntry, bundleInputs } from './bundle-manifest.js';
+import type { BundleSignature } from './bundle-signature.js';
 import { packageInputs, remoteInputs } from './entry-inputs.js';
 import { type AskInput, type InputSpec, resolveInputs } from './inputs.js';
 import { chooseInstallable, packageEntry, remoteEntry } from './package-entry.js';
@@ -75,7 +76,7 @@ export async function entryFromServer(
   const pkg = chosen.package;
   if (pkg.registryType === 'mcpb') {
     const bytes = await readBundleBytes(pkg.identifier, options.cwd, options.signal);
-    const bundle = openBundle(bytes, pkg.identifier, pkg.fileSha256);
+    const bundle = await openBundle(bytes, pkg.identifier, pkg.fileSha256);
     if (pkg.version !== undefined && bundle.manifest.version !== pkg.version) {
       throw new McpkitError(
         'CONFIG_INVALID',
@@ -99,7 +100,7 @@ export async function entryFromServer(
 /** Builds the entry of a `.mcpb` file or URL: checked, unpacked into the data dir, its `user_config` decided. */
 export async function entryFromBundle(source: string, options: InstallOptions): Promise<InstalledEntry> {
   const where = /^https?:\/\//i.test(source) ? source : resolve(options.cwd, source);
-  const bundle = openBundle(await readBundleBytes(where, options.cwd, options.signal), source);
+  const bundle = await openBundle(await readBundleBytes(where, options.cwd, options.signal), source);
   const notes: string[] = [];
   const subject = `bundle ${bundle.manifest.name} ${bundle.manifest.version}`;
   const installed = await fromBundle(bundle, subject, options, notes);
@@ -113,16 +114,24 @@ export async function entryFromBundle(source: string, options: InstallOptions): 
 async function fromBundle(bundle: OpenedBundle, subject: string, options: InstallOptions, notes: string[]) {
   const inputs = await decide(bundleInputs(bundle.manifest), subject, options, notes);
   const dir = await installBundle(bundle, options.dataDir);
-  if (bundle.signed)
-    notes.push(
-      `the bundle is signed; mcpkit checked its framing, not the signer: "npx @anthropic-ai/mcpb verify" checks it`,
-    );
+  notes.push(signatureNote(bundle.signature));
   const entry: ServerEntry = bundleEntry(bundle.manifest, dir, inputs.values);
   return {
     entry,
     remembered: inputs.remembered,
     how: `bundle ${bundle.manifest.name} ${bundle.manifest.version} (${dir})`,
   };
+}
+
+/** The note `add` prints about a bundle's signature (one that does not hold never gets here). */
+function signatureNote(signature: BundleSignature): string {
+  if (signature.status === 'unsigned') return 'the bundle is not signed: nothing says who made it';
+  if (signature.trusted)
+    return `the bundle is signed by ${signature.subject} (issued by ${signature.issuer}, a trusted authority)`;
+  const by = signature.selfSigned
+    ? 'a self-signed certificate'
+    : `a certificate from ${signature.issuer}, which is not a trusted authority`;
+  return `the bundle is signed by ${signature.subject} with ${by}: the file is unchanged since that key signed it, but nothing vouches for who holds the key (SHA-256 ${signature.fingerprint})`;
 }
 
 async function decide(specs: InputSpec[], subject: string, options: InstallOptions, notes: string[]) {

@@ -18,7 +18,7 @@ const zip = (files: Record<string, string>) =>
   zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, Buffer.from(v)])));
 
 describe('openBundle', () => {
-  it('accepts a signed bundle (the block split off) and refuses a torn signature block', () => {
+  it('refuses a torn signature block', async () => {
     const body = Buffer.from(zip({ 'manifest.json': JSON.stringify(manifest), 'index.js': '' }));
     const signature = Buffer.from([0x30, 0x03, 0x02, 0x01, 0x00]);
     const length = Buffer.alloc(4);
@@ -30,7 +30,10 @@ describe('openBundle', () => {
       signature,
       Buffer.from('MCPB_SIG_END'),
     ]);
-    expect(openBundle(signed, 'x.mcpb').signed).toBe(true);
+    // A well-framed block is split off and verified (test/registry/bundle-signature.test.ts).
+    await expect(openBundle(signed, 'x.mcpb')).rejects.toThrow(
+      'its signature block holds no readable PKCS#7',
+    );
     length.writeUInt32LE(99);
     const torn = Buffer.concat([
       body,
@@ -39,23 +42,23 @@ describe('openBundle', () => {
       signature,
       Buffer.from('MCPB_SIG_END'),
     ]);
-    expect(() => openBundle(torn, 'x.mcpb')).toThrow(
+    await expect(openBundle(torn, 'x.mcpb')).rejects.toThrow(
       'bundle x.mcpb: its signature block is damaged (its length does not match); nothing written',
     );
   });
 
-  it('refuses a path out of the bundle, a bad manifest, and a file that is not the one published', () => {
+  it('refuses a path out of the bundle, a bad manifest, and a file that is not the one published', async () => {
     const outside = zip({ 'manifest.json': JSON.stringify(manifest), 'index.js': '', '../evil.js': '' });
-    expect(() => openBundle(outside, 'e.mcpb')).toThrow(
+    await expect(openBundle(outside, 'e.mcpb')).rejects.toThrow(
       'bundle e.mcpb: it holds "../evil.js", a path outside the bundle',
     );
     const noVersion = zip({
       'manifest.json': JSON.stringify({ ...manifest, version: undefined }),
       'index.js': '',
     });
-    expect(() => openBundle(noVersion, 'v.mcpb')).toThrow('bundle v.mcpb: manifest.json at version:');
+    await expect(openBundle(noVersion, 'v.mcpb')).rejects.toThrow('bundle v.mcpb: manifest.json at version:');
     const good = zip({ 'manifest.json': JSON.stringify(manifest), 'index.js': '' });
-    expect(() => openBundle(good, 'g.mcpb', '0'.repeat(64))).toThrow(
+    await expect(openBundle(good, 'g.mcpb', '0'.repeat(64))).rejects.toThrow(
       /its SHA-256 is [0-9a-f]{64}, the registry says 0{64}/,
     );
   });
