@@ -320,4 +320,34 @@ describe('bad input is one line', () => {
       'mcpkit: io.github.acme/no-package 1.0.0 has no package mcpkit can run (npm, pypi, oci, nuget or mcpb over stdio) and no remote (it has cargo package over stdio); nothing written\n',
     );
   });
+
+  it('an entry with no package and no remote, and an mcpb package whose manifest lies about its version', async () => {
+    const bundle = registry.state.versions.find((v) => v.server.name === 'io.github.acme/bundled');
+    const packages = bundle?.server.packages as Record<string, unknown>[];
+    const extra = [
+      version({ name: 'io.github.acme/empty', description: 'Nothing to run', version: '1.0.0' }),
+      version({
+        name: 'io.github.acme/liar',
+        description: 'Says 2.0.0, ships 1.0.0',
+        version: '2.0.0',
+        packages: [{ ...packages[0], version: '2.0.0' }],
+      }),
+    ];
+    registry.state.versions.push(...extra);
+    try {
+      const empty = await mcpkit(['add', 'io.github.acme/empty']);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toBe(
+        'mcpkit: io.github.acme/empty 1.0.0 has no package mcpkit can run (npm, pypi, oci, nuget or mcpb over stdio) and no remote (it has nothing); nothing written\n',
+      );
+      const liar = await mcpkit(['add', 'io.github.acme/liar', '--set', 'greeting=Hi']);
+      expect(liar.code).toBe(1);
+      expect(liar.stderr).toBe(
+        `mcpkit: bundle ${registry.url}/files/greeter.mcpb: its manifest says version 1.0.0, the registry says 2.0.0; nothing written\n`,
+      );
+      await expect(readFile(join(ws.project, '.mcp.json'))).rejects.toThrow('ENOENT');
+    } finally {
+      registry.state.versions.splice(registry.state.versions.length - extra.length);
+    }
+  });
 });
