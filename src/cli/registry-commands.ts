@@ -120,7 +120,9 @@ export function registerRegistryCommands(program: Command, io: CliIO): void {
         io.out(
           checked === 0
             ? 'No servers were added from a registry.\n'
-            : `All ${checked} servers from a registry are up to date.\n`,
+            : checked === 1
+              ? 'The 1 server from a registry is up to date.\n'
+              : `All ${checked} servers from a registry are up to date.\n`,
         );
       else {
         const rows = [['NAME', 'SCOPE', 'CURRENT', 'LATEST', 'REGISTRY NAME']];

@@ -217,7 +217,7 @@ describe('mcpkit add ./x.mcpb', () => {
 describe('mcpkit outdated / update', () => {
   it('lists a moved version and update moves the pin, showing the diff', async () => {
     await mcpkit(['add', 'io.github.acme/weather']);
-    expect((await mcpkit(['outdated'])).stdout).toBe('All 1 servers from a registry are up to date.\n');
+    expect((await mcpkit(['outdated'])).stdout).toBe('The 1 server from a registry is up to date.\n');
     const next = version({
       name: 'io.github.acme/weather',
       description: 'Weather forecasts',
@@ -255,7 +255,7 @@ describe('mcpkit outdated / update', () => {
       expect(entry.args).toEqual(['-y', '@acme/weather-mcp@1.3.0', '--units', 'metric']);
       // The value decided at add time is kept; the secret stays a reference.
       expect(entry.env).toEqual({ WEATHER_API_KEY: '${WEATHER_API_KEY}', WEATHER_REGION: 'eu' });
-      expect((await mcpkit(['outdated'])).stdout).toBe('All 1 servers from a registry are up to date.\n');
+      expect((await mcpkit(['outdated'])).stdout).toBe('The 1 server from a registry is up to date.\n');
     } finally {
       registry.state.versions.splice(0, registry.state.versions.length, ...before);
       for (const v of before)
