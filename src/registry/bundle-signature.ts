@@ -6,6 +6,13 @@ import { X509Certificate } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { errorMessage } from '../internal/error-message.js';
 
+/**
+ * How far a valid signature's certificate is vouched for: `trusted` (it leads, through the certificates in the
+ * signature, to a root Node trusts, is valid today and may sign code), `self-signed`, `unknown issuer` (no such
+ * chain), `expired` or `not for code signing` (a trusted chain, but the certificate fails that check).
+ */
+export type SignerTrust = 'trusted' | 'self-signed' | 'unknown issuer' | 'expired' | 'not for code signing';
+
 /** What a bundle's signature says once checked. A signature that does not hold is an error, never a status. */
 export type BundleSignature =
   | { status: 'unsigned' }
@@ -15,9 +22,9 @@ export type BundleSignature =
       subject: string;
       /** Its issuer; the subject again when self-signed. */
       issuer: string;
-      selfSigned: boolean;
-      /** True when the certificate leads, through the certificates in the signature, to a root Node trusts. */
-      trusted: boolean;
+      trust: SignerTrust;
+      /** When the certificate stops being valid, as Node prints it (`Dec 28 16:59:57 2026 GMT`). */
+      validTo: string;
       /** SHA-256 fingerprint of the signer certificate, `AB:CD:…`. */
       fingerprint: string;
     };
@@ -46,7 +53,7 @@ export function splitSignature(bytes: Buffer, bad: (what: string) => Error): Spl
 /**
  * Verifies a bundle's PKCS#7 signature over its zip: the digest it signed is the zip's, and the signer's
  * certificate signed it. Throws `bad` with the reason when it does not hold. `roots` (PEM) are the authorities
- * trusted for `trusted`: Node's bundled Mozilla roots unless given. No revocation or key-usage check.
+ * a `trusted` signer leads to: Node's bundled Mozilla roots unless given. Revocation is not checked.
  */
 export async function verifyBundleSignature(
   split: SplitBundle,
@@ -83,15 +90,28 @@ export async function verifyBundleSignature(
   const others = (signed.certificates ?? []).flatMap((item) =>
     item instanceof pkijs.Certificate ? [new X509Certificate(Buffer.from(item.toSchema().toBER()))] : [],
   );
-  const selfSigned = signer.checkIssued(signer) && signer.verify(signer.publicKey);
   return {
     status: 'signed',
     subject: distinguishedName(signer.subject),
     issuer: distinguishedName(signer.issuer),
-    selfSigned,
-    trusted: !selfSigned && leadsToRoot(signer, others, roots),
+    trust: trustOf(signer, others, roots),
+    validTo: signer.validTo,
     fingerprint: signer.fingerprint256,
   };
+}
+
+const CODE_SIGNING = '1.3.6.1.5.5.7.3.3';
+const ANY_PURPOSE = '2.5.29.37.0';
+
+function trustOf(signer: X509Certificate, others: X509Certificate[], roots: readonly string[]): SignerTrust {
+  if (signer.checkIssued(signer) && signer.verify(signer.publicKey)) return 'self-signed';
+  if (!leadsToRoot(signer, others, roots)) return 'unknown issuer';
+  if (Date.parse(signer.validTo) < Date.now() || Date.parse(signer.validFrom) > Date.now()) return 'expired';
+  // No extended key usage means any; one that lists purposes must list code signing (openssl's -purpose codesigning).
+  const purposes = signer.keyUsage;
+  if (purposes && !purposes.includes(CODE_SIGNING) && !purposes.includes(ANY_PURPOSE))
+    return 'not for code signing';
+  return 'trusted';
 }
 
 /** Walks issuer links from `leaf` through `others` until a trusted root signed one (at most 8 steps). */

@@ -8,7 +8,7 @@ export {
   readBundleBytes,
 } from './bundle.js';
 export { type BundleManifest, BundleManifestSchema, bundleEntry, bundleInputs } from './bundle-manifest.js';
-export type { BundleSignature } from './bundle-signature.js';
+export type { BundleSignature, SignerTrust } from './bundle-signature.js';
 export { packageInputs, remoteInputs } from './entry-inputs.js';
 export {
   type AskInput,

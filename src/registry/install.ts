@@ -126,12 +126,15 @@ async function fromBundle(bundle: OpenedBundle, subject: string, options: Instal
 /** The note `add` prints about a bundle's signature (one that does not hold never gets here). */
 function signatureNote(signature: BundleSignature): string {
   if (signature.status === 'unsigned') return 'the bundle is not signed: nothing says who made it';
-  if (signature.trusted)
-    return `the bundle is signed by ${signature.subject} (issued by ${signature.issuer}, a trusted authority)`;
-  const by = signature.selfSigned
-    ? 'a self-signed certificate'
-    : `a certificate from ${signature.issuer}, which is not a trusted authority`;
-  return `the bundle is signed by ${signature.subject} with ${by}: the file is unchanged since that key signed it, but nothing vouches for who holds the key (SHA-256 ${signature.fingerprint})`;
+  const signed = `the bundle is signed by ${signature.subject}`;
+  if (signature.trust === 'trusted') return `${signed} (issued by ${signature.issuer}, a trusted authority)`;
+  const cert = {
+    'self-signed': 'a self-signed certificate',
+    'unknown issuer': `a certificate from ${signature.issuer}, which is not a trusted authority`,
+    expired: `a certificate from ${signature.issuer} that expired on ${signature.validTo}`,
+    'not for code signing': `a certificate from ${signature.issuer} that is not for code signing`,
+  }[signature.trust];
+  return `${signed} with ${cert}: the file is unchanged since that key signed it, but nothing vouches for who holds the key (SHA-256 ${signature.fingerprint})`;
 }
 
 async function decide(specs: InputSpec[], subject: string, options: InstallOptions, notes: string[]) {

@@ -17,7 +17,8 @@ const GREETER = fileURLToPath(new URL('../fixtures/registry/greeter', import.met
 let dir: string;
 let unsigned: string;
 let selfSigned: string;
-let caSigned: string;
+/** Bundles signed by certificates the test CA issued: for code signing, for TLS only, expired. */
+const signedBy = { codeSigning: '', serverAuth: '', expired: '' };
 let caPem: string;
 let ws: Workspace;
 
@@ -32,54 +33,34 @@ beforeAll(async () => {
   expect(
     await packExtension({ extensionPath: join(dir, 'greeter'), outputPath: unsigned, silent: true }),
   ).toBe(true);
-  const key = ['-newkey', 'rsa:2048', '-nodes', '-days', '30'];
-  openssl(
-    'req',
-    '-x509',
-    ...key,
-    '-keyout',
-    'self.key',
-    '-out',
-    'self.pem',
-    '-subj',
-    '/CN=Ada Publisher/O=Acme',
-  );
-  openssl('req', '-x509', ...key, '-keyout', 'ca.key', '-out', 'ca.pem', '-subj', '/CN=Test Root CA');
-  openssl(
-    'req',
-    '-new',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'leaf.key',
-    '-out',
-    'leaf.csr',
-    '-subj',
-    '/CN=Grace Publisher',
-  );
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    'leaf.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-days',
-    '30',
-    '-out',
-    'leaf.pem',
-  );
+  // `openssl` arguments split on spaces; a subject (which holds none) is passed apart.
+  const ssl = (args: string, subject?: string) =>
+    openssl(...args.split(' '), ...(subject ? ['-subj', subject] : []));
+  const newKey = '-newkey rsa:2048 -nodes';
+  ssl(`req -x509 ${newKey} -days 30 -keyout self.key -out self.pem`, '/CN=Ada Publisher/O=Acme');
+  ssl(`req -x509 ${newKey} -days 30 -keyout ca.key -out ca.pem`, '/CN=Test Root CA');
+  ssl(`req -new ${newKey} -keyout leaf.key -out leaf.csr`, '/CN=Grace Publisher');
   caPem = await readFile(join(dir, 'ca.pem'), 'utf8');
   selfSigned = join(dir, 'self-signed.mcpb');
-  caSigned = join(dir, 'ca-signed.mcpb');
   await cp(unsigned, selfSigned);
-  await cp(unsigned, caSigned);
   signMcpbFile(selfSigned, join(dir, 'self.pem'), join(dir, 'self.key'));
-  signMcpbFile(caSigned, join(dir, 'leaf.pem'), join(dir, 'leaf.key'), [join(dir, 'ca.pem')]);
+  const leaves = {
+    codeSigning: [30, 'codeSigning'],
+    serverAuth: [30, 'serverAuth'],
+    expired: [-1, 'codeSigning'],
+  };
+  for (const [kind, [days, purpose]] of Object.entries(leaves) as [
+    keyof typeof signedBy,
+    [number, string],
+  ][]) {
+    await writeFile(join(dir, `${kind}.cnf`), `extendedKeyUsage=${purpose}\n`);
+    ssl(
+      `x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days ${days} -extfile ${kind}.cnf -out ${kind}.pem`,
+    );
+    signedBy[kind] = join(dir, `${kind}.mcpb`);
+    await cp(unsigned, signedBy[kind]);
+    signMcpbFile(signedBy[kind], join(dir, `${kind}.pem`), join(dir, 'leaf.key'), [join(dir, 'ca.pem')]);
+  }
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -130,18 +111,21 @@ describe('a signed bundle', () => {
     );
   });
 
-  it('names the issuer, and is trusted only when the chain reaches a trusted root', async () => {
-    const split = splitSignature(await readFile(caSigned), bad);
-    const untrusted = await verifyBundleSignature(split, bad);
-    expect(untrusted).toMatchObject({
+  it('names the issuer; trusted only through a chain to a trusted root, valid today, for code signing', async () => {
+    const check = async (file: string, roots?: string[]) =>
+      verifyBundleSignature(splitSignature(await readFile(file), bad), bad, roots);
+    expect(await check(signedBy.codeSigning)).toMatchObject({
       status: 'signed',
       subject: 'CN=Grace Publisher',
       issuer: 'CN=Test Root CA',
-      selfSigned: false,
-      trusted: false,
+      trust: 'unknown issuer',
     });
-    expect(await verifyBundleSignature(split, bad, [caPem])).toMatchObject({ trusted: true });
-    const self = await verifyBundleSignature(splitSignature(await readFile(selfSigned), bad), bad, [caPem]);
-    expect(self).toMatchObject({ selfSigned: true, trusted: false, issuer: 'CN=Ada Publisher, O=Acme' });
+    expect(await check(signedBy.codeSigning, [caPem])).toMatchObject({ trust: 'trusted' });
+    expect(await check(signedBy.serverAuth, [caPem])).toMatchObject({ trust: 'not for code signing' });
+    expect(await check(signedBy.expired, [caPem])).toMatchObject({ trust: 'expired' });
+    expect(await check(selfSigned, [caPem])).toMatchObject({
+      trust: 'self-signed',
+      issuer: 'CN=Ada Publisher, O=Acme',
+    });
   });
 });
