@@ -51,6 +51,8 @@ export {
   parseServerEntry,
   type RemoteServer,
   RemoteServerSchema,
+  type SandboxSetting,
+  SandboxSettingSchema,
   type ServerEntry,
   ServerEntrySchema,
   ServerNameSchema,

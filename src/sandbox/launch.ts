@@ -1,0 +1,117 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SandboxSetting } from '../config/index.js';
+import { bwrapArgs, type PrivateDirs, SANDBOX_PROXY_PORT } from './bwrap-args.js';
+import { type NetworkProxy, type ProxyEvent, startNetworkProxy } from './network-proxy.js';
+import { resolveProfile, type SandboxProfile } from './profile.js';
+import { sandboxSupport } from './support.js';
+
+/** What starting a server in a sandbox needs. */
+export interface SandboxLaunchOptions {
+  setting: Exclude<SandboxSetting, false>;
+  command: string;
+  args: readonly string[];
+  /** The server's working directory (absolute). */
+  cwd: string;
+  /** The child's environment (already the minimal set). */
+  env: Record<string, string>;
+  /** Each decision of the network proxy. */
+  onProxyEvent?: (event: ProxyEvent) => void;
+  /** Resolves names for the proxy (tests). */
+  resolve?: (host: string) => Promise<string>;
+  /** Overrides the profile's network allow list (learn mode: `*`). */
+  allowNetwork?: readonly string[];
+  /** Overrides the writable paths (learn mode: everything). */
+  writeEverything?: boolean;
+  /** Wraps the command inside the sandbox (strace for learn and check). */
+  tracer?: (dirs: PrivateDirs) => readonly string[];
+}
+
+/** A sandbox ready to start: the command line to spawn, and how to clean up once the server is gone. */
+export interface SandboxLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  profile: SandboxProfile;
+  dirs: PrivateDirs;
+  /** Closes the proxy and removes the private dirs. */
+  dispose(): Promise<void>;
+}
+
+/** Thrown when this machine cannot sandbox; `message` is the one line a user sees. */
+export class SandboxUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * Prepares a server's sandbox: its private dirs (a temp dir, the deny placeholders, the proxy's socket),
+ * the proxy when the profile allows any host, and bubblewrap's command line. Rejects with
+ * {@link SandboxUnavailableError} where the OS cannot sandbox: never silently unsandboxed.
+ */
+export async function prepareSandbox(options: SandboxLaunchOptions): Promise<SandboxLaunch> {
+  const support = await sandboxSupport();
+  if (!support.ok) throw new SandboxUnavailableError(support.reason);
+  const parent = join(tmpdir(), `mcpkit-sandbox-${process.getuid?.() ?? 0}`);
+  mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const own = mkdtempSync(join(parent, 's-'));
+  const dirs: PrivateDirs = {
+    parent,
+    temp: join(own, 'tmp'),
+    denyDir: join(own, 'deny-dir'),
+    denyFile: join(own, 'deny-file'),
+  };
+  mkdirSync(dirs.temp);
+  mkdirSync(dirs.denyDir);
+  writeFileSync(dirs.denyFile, '');
+  chmodSync(dirs.denyDir, 0o000);
+  chmodSync(dirs.denyFile, 0o000);
+  const profile = resolveProfile(options.setting, { cwd: options.cwd, env: options.env }, dirs.temp);
+  if (options.allowNetwork) profile.network = [...options.allowNetwork];
+  if (options.writeEverything) profile.write = ['/'];
+  let proxy: NetworkProxy | undefined;
+  const env: Record<string, string> = { ...options.env, TMPDIR: dirs.temp };
+  const dispose = async () => {
+    await proxy?.close();
+    chmodSync(dirs.denyDir, 0o700);
+    rmSync(own, { recursive: true, force: true });
+  };
+  try {
+    if (profile.network.length > 0) {
+      dirs.proxySocket = join(own, 'proxy.sock');
+      proxy = await startNetworkProxy(dirs.proxySocket, {
+        allow: profile.network,
+        ...(options.onProxyEvent ? { onEvent: options.onProxyEvent } : {}),
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+      });
+      const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+      Object.assign(env, {
+        HTTP_PROXY: url,
+        HTTPS_PROXY: url,
+        http_proxy: url,
+        https_proxy: url,
+        ALL_PROXY: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}`,
+        all_proxy: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}`,
+        // Node >= 24 sends fetch and http through HTTP_PROXY when asked to.
+        NODE_USE_ENV_PROXY: '1',
+      });
+      delete env.NO_PROXY;
+      delete env.no_proxy;
+    }
+    const args = bwrapArgs({
+      profile,
+      cwd: options.cwd,
+      command: options.command,
+      args: options.args,
+      dirs,
+      nodePath: process.execPath,
+      ...(options.tracer ? { tracer: options.tracer(dirs) } : {}),
+    });
+    return { command: support.bwrap, args, env, profile, dirs, dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
