@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { SandboxSetting } from '../config/index.js';
 import { bwrapArgs, type PrivateDirs, SANDBOX_PROXY_PORT } from './bwrap-args.js';
 import { type NetworkProxy, type ProxyEvent, startNetworkProxy } from './network-proxy.js';
+import { parseNpx, prepareNpx } from './npx-package.js';
 import { resolveProfile, type SandboxProfile } from './profile.js';
 import { sandboxSupport } from './support.js';
 
@@ -100,11 +101,14 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
       delete env.NO_PROXY;
       delete env.no_proxy;
     }
+    // An npx server runs its installed bin, installed first if need be (npx-package.ts says why).
+    const npx = parseNpx(options.command, options.args);
+    const command = npx ? await prepareNpx(npx, options.env, options.cwd) : options.command;
     const args = bwrapArgs({
       profile,
       cwd: options.cwd,
-      command: options.command,
-      args: options.args,
+      command,
+      args: npx ? npx.args : options.args,
       dirs,
       nodePath: process.execPath,
       ...(options.tracer ? { tracer: options.tracer(dirs) } : {}),
