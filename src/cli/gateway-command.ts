@@ -23,6 +23,7 @@ import {
   watchFiles,
 } from '../gateway/index.js';
 import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
+import { denialLine, onSandboxDenial } from '../sandbox/index.js';
 import { parseDbTarget } from '../search/db-schemas/db-target.js';
 import { parseStoreUrl } from '../search/stores/pg/store-url.js';
 import type { HttpMount } from '../serve/http.js';
@@ -222,6 +223,11 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           ...(replica.shared ? asReplica(servers) : servers),
         ];
         const logs = new LogBuffer();
+        // One line per distinct path or host a sandboxed server was denied (docs/sandbox.md).
+        const stopDenials = onSandboxDenial((server, denial) => {
+          io.err(`mcpkit gateway: ${denialLine(server, denial)}\n`);
+          logs.add(denialLine(server, denial));
+        });
         const revealed = replica.state ? revealedOverRedis(replica.state) : undefined;
         const gateway = await Gateway.create({
           servers: withBuiltIn(first.servers),
@@ -299,6 +305,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             await Promise.all(watches.map((w) => w.close()));
             await gateway.close();
             await observers.close();
+            stopDenials();
           },
           gateway.intercept(),
           {
