@@ -5,8 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { forgetSandboxSupport } from '../../src/sandbox/index.js';
 import { runInProcess } from '../config/run-in-process.js';
 import { createWorkspace, type Workspace } from '../helpers/cli.js';
-import { gatewayOf } from '../helpers/gateway.js';
-import { connectInProcess } from '../helpers/gateway.js';
+import { connectInProcess, gatewayOf } from '../helpers/gateway.js';
 import { fixture } from '../helpers/servers.js';
 import { entries } from '../registry/entries.js';
 import { startFakeRegistry } from '../registry/fake-registry.js';
@@ -15,7 +14,11 @@ import { startFakeRegistry } from '../registry/fake-registry.js';
 let ws: Workspace;
 let registry: Awaited<ReturnType<typeof startFakeRegistry>>;
 const mcpkit = (args: string[], env: Record<string, string> = {}) =>
-  runInProcess(ws, args, { MCPKIT_REGISTRY_URL: registry.url, MCPKIT_DATA_DIR: join(ws.root, 'data'), ...env });
+  runInProcess(ws, args, {
+    MCPKIT_REGISTRY_URL: registry.url,
+    MCPKIT_DATA_DIR: join(ws.root, 'data'),
+    ...env,
+  });
 const projectServers = async () =>
   JSON.parse(await readFile(join(ws.project, '.mcp.json'), 'utf8')).mcpServers as Record<string, unknown>;
 
@@ -50,7 +53,10 @@ describe('mcpkit add with a sandbox', () => {
       web: {
         command: 'node',
         args: ['server.js'],
-        sandbox: { filesystem: { write: ['~/out'] }, network: { allow: ['api.github.com', '*.example.com'] } },
+        sandbox: {
+          filesystem: { write: ['~/out'] },
+          network: { allow: ['api.github.com', '*.example.com'] },
+        },
       },
       plain: { command: 'node', args: ['plain.js'], sandbox: true },
     });
@@ -142,8 +148,11 @@ describe("the gateway's status resource", () => {
     try {
       await client.client.callTool({ name: 'hostile__attack', arguments: {} });
       const status = JSON.parse(
-        ((await client.client.readResource({ uri: 'mcpkit://gateway/status' })).contents[0] as { text: string })
-          .text,
+        (
+          (await client.client.readResource({ uri: 'mcpkit://gateway/status' })).contents[0] as {
+            text: string;
+          }
+        ).text,
       );
       const byName = Object.fromEntries(status.servers.map((s: { name: string }) => [s.name, s]));
       expect(byName.hostile.sandbox).toMatchObject({
