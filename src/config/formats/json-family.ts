@@ -1,4 +1,5 @@
 import { isStdioServer, type ServerEntry, type TransportKind, transportOf } from '../schema.js';
+import { exportSandbox, importSandbox, type SandboxKeyStyle } from './sandbox-keys.js';
 import type { ClientContext, ClientFormat, ClientId, Conversion, NativeServer } from './types.js';
 import { exportVariables, importVariables, type VariableStyle } from './variable-syntax.js';
 
@@ -28,6 +29,8 @@ export interface JsonClientSpec {
   disabled: boolean;
   toolFilters: boolean;
   variables: VariableStyle;
+  /** How a stdio entry's sandbox is written: VS Code's `sandboxEnabled`, else mcpkit's own `sandbox` key. */
+  sandbox?: SandboxKeyStyle;
   /** See {@link ClientFormat.entryPath}. */
   entryPath?(doc: Record<string, unknown>, ctx: ClientContext, name: string): readonly string[];
   /** See {@link ClientFormat.readsProjectFile}. */
@@ -107,6 +110,8 @@ function fromNative(spec: JsonClientSpec, value: unknown): Conversion<Record<str
     if (env !== undefined) entry.env = strMap(env, 'env');
     const cwd = take('cwd');
     if (cwd !== undefined) entry.cwd = str(cwd, 'cwd');
+    const sandbox = importSandbox(spec.sandbox ?? 'mcpkit', take, notes);
+    if (sandbox !== undefined) entry.sandbox = sandbox;
   } else {
     entry.type = transport;
     entry.url = str(url, 'url');
@@ -154,6 +159,7 @@ function toNative(spec: JsonClientSpec, entry: ServerEntry): Conversion<Record<s
       if (spec.cwd) out.cwd = str(entry.cwd, 'cwd');
       else notes.push(`cwd "${entry.cwd}" dropped: ${spec.label} has no working-directory setting`);
     }
+    Object.assign(out, exportSandbox(spec.sandbox ?? 'mcpkit', entry.sandbox));
   } else {
     const urlKey = spec.exportUrlKey[transport as 'http' | 'sse'];
     if (!urlKey)
