@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { NET_BRIDGE_MARKER, NET_BRIDGE_SOURCE } from '../internal/net-bridge.js';
 import type { SandboxProfile } from './profile.js';
 
@@ -27,9 +28,13 @@ export interface BwrapPlan {
   dirs: PrivateDirs;
   /** The node that runs the network bridge (this process's), when there is a network. */
   nodePath: string;
-  /** Wrap the command (learn and check: `strace … --`), inside the sandbox. */
-  tracer?: readonly string[];
+  /** Run the command under strace inside the sandbox, logging to this file (learn and check). */
+  traceFile?: string;
 }
+
+/** The calls learn and check watch: what opens, creates, removes or runs a path. */
+export const TRACED_CALLS =
+  'open,openat,openat2,creat,mkdir,mkdirat,unlink,unlinkat,rmdir,rename,renameat,renameat2,truncate,symlink,symlinkat,link,linkat,execve';
 
 /**
  * The bubblewrap arguments for a plan. Every namespace is new (user, PID, IPC, UTS, cgroup, network), all
@@ -63,9 +68,13 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   for (const path of profile.deny) {
     args.push('--ro-bind', isDirectory(path) ? dirs.denyDir : dirs.denyFile, path);
   }
+  if (plan.traceFile) args.push('--bind', dirname(plan.traceFile), dirname(plan.traceFile));
   args.push('--chdir', plan.cwd, '--');
-  const command = [...(plan.tracer ?? []), plan.command, ...plan.args];
-  if (dirs.proxySocket && profile.network.length > 0) {
+  const tracer = plan.traceFile
+    ? ['strace', '-f', '-qq', '-s', '4096', '-e', `trace=${TRACED_CALLS}`, '-o', plan.traceFile, '--']
+    : [];
+  const command = [...tracer, plan.command, ...plan.args];
+  if (dirs.proxySocket) {
     args.push(
       plan.nodePath,
       '-e',

@@ -9,7 +9,9 @@ export {
   type SandboxLaunch,
   type SandboxLaunchOptions,
   SandboxUnavailableError,
+  sandboxParentDir,
 } from './launch.js';
+export { type Denial, denialsOf, hostPattern, learnedProfile, type Observed } from './learn.js';
 export { hostAllowed, type NetworkProxy, type ProxyEvent, startNetworkProxy } from './network-proxy.js';
 export { DEFAULT_DENIED_IN_HOME, expandPath, resolveProfile, type SandboxProfile } from './profile.js';
 export {
@@ -24,3 +26,4 @@ export {
   setSandboxState,
 } from './sandbox-state.js';
 export { forgetSandboxSupport, type SandboxSupport, sandboxSupport } from './support.js';
+export { type PathAccess, pathAccesses } from './trace.js';

@@ -21,12 +21,12 @@ export interface SandboxLaunchOptions {
   onProxyEvent?: (event: ProxyEvent) => void;
   /** Resolves names for the proxy (tests). */
   resolve?: (host: string) => Promise<string>;
-  /** Overrides the profile's network allow list (learn mode: `*`). */
-  allowNetwork?: readonly string[];
-  /** Overrides the writable paths (learn mode: everything). */
-  writeEverything?: boolean;
-  /** Wraps the command inside the sandbox (strace for learn and check). */
-  tracer?: (dirs: PrivateDirs) => readonly string[];
+  /** Learn mode: everything allowed (reads, writes, any host through the proxy), only watched. */
+  learn?: boolean;
+  /** Run the server under strace, its log written to this file (learn and check: `learn.ts`). */
+  traceFile?: string;
+  /** Start the proxy even when no host is allowed, so what the server tries is seen (check). */
+  watchNetwork?: boolean;
 }
 
 /** A sandbox ready to start: the command line to spawn, and how to clean up once the server is gone. */
@@ -38,6 +38,11 @@ export interface SandboxLaunch {
   dirs: PrivateDirs;
   /** Closes the proxy and removes the private dirs. */
   dispose(): Promise<void>;
+}
+
+/** Where every sandbox of this user keeps its private dirs (each sandbox sees only its own). */
+export function sandboxParentDir(): string {
+  return join(tmpdir(), `mcpkit-sandbox-${process.getuid?.() ?? 0}`);
 }
 
 /** Thrown when this machine cannot sandbox; `message` is the one line a user sees. */
@@ -55,7 +60,7 @@ export class SandboxUnavailableError extends Error {
 export async function prepareSandbox(options: SandboxLaunchOptions): Promise<SandboxLaunch> {
   const support = await sandboxSupport();
   if (!support.ok) throw new SandboxUnavailableError(support.reason);
-  const parent = join(tmpdir(), `mcpkit-sandbox-${process.getuid?.() ?? 0}`);
+  const parent = sandboxParentDir();
   mkdirSync(parent, { recursive: true, mode: 0o700 });
   const own = mkdtempSync(join(parent, 's-'));
   const dirs: PrivateDirs = {
@@ -70,8 +75,7 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
   chmodSync(dirs.denyDir, 0o000);
   chmodSync(dirs.denyFile, 0o000);
   const profile = resolveProfile(options.setting, { cwd: options.cwd, env: options.env }, dirs.temp);
-  if (options.allowNetwork) profile.network = [...options.allowNetwork];
-  if (options.writeEverything) profile.write = ['/'];
+  if (options.learn) Object.assign(profile, { write: ['/'], deny: [], network: ['*'] });
   let proxy: NetworkProxy | undefined;
   const env: Record<string, string> = { ...options.env, TMPDIR: dirs.temp };
   const dispose = async () => {
@@ -80,7 +84,7 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
     rmSync(own, { recursive: true, force: true });
   };
   try {
-    if (profile.network.length > 0) {
+    if (profile.network.length > 0 || options.watchNetwork) {
       dirs.proxySocket = join(own, 'proxy.sock');
       proxy = await startNetworkProxy(dirs.proxySocket, {
         allow: profile.network,
@@ -111,7 +115,7 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
       args: npx ? npx.args : options.args,
       dirs,
       nodePath: process.execPath,
-      ...(options.tracer ? { tracer: options.tracer(dirs) } : {}),
+      ...(options.traceFile ? { traceFile: options.traceFile } : {}),
     });
     return { command: support.bwrap, args, env, profile, dirs, dispose };
   } catch (error) {

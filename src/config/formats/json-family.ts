@@ -1,6 +1,16 @@
 import { isStdioServer, type ServerEntry, type TransportKind, transportOf } from '../schema.js';
+
+export { isRecord } from './types.js';
+
 import { exportSandbox, importSandbox, type SandboxKeyStyle } from './sandbox-keys.js';
-import type { ClientContext, ClientFormat, ClientId, Conversion, NativeServer } from './types.js';
+import {
+  type ClientContext,
+  type ClientFormat,
+  type ClientId,
+  type Conversion,
+  isRecord,
+  type NativeServer,
+} from './types.js';
 import { exportVariables, importVariables, type VariableStyle } from './variable-syntax.js';
 
 /**
@@ -182,9 +192,4 @@ function toNative(spec: JsonClientSpec, entry: ServerEntry): Conversion<Record<s
     else notes.push(`${key} dropped: ${spec.label} cannot filter a server's tools in its config`);
   }
   return { value: out, notes };
-}
-
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

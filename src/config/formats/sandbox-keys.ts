@@ -1,6 +1,5 @@
 import type { SandboxSetting } from '../schema.js';
-import { isRecord } from './json-family.js';
-import type { NativeServer } from './types.js';
+import { isRecord, type NativeServer } from './types.js';
 
 /**
  * A stdio entry's `sandbox` in clients' files. VS Code has its own (`"sandboxEnabled": true` on the server,
