@@ -28,11 +28,20 @@ import {
 import { count } from './format.js';
 import type { CliIO } from './io.js';
 import { usage } from './options.js';
+import { sandboxOn } from './sandbox-offer.js';
 import { CLI_VERSION } from './version.js';
 
 /** `mcpkit sandbox learn|check <server>`: a profile from what a server does, and its denials (docs/sandbox.md). */
 export function registerSandboxCommands(program: Command, io: CliIO): void {
-  const sandbox = program.command('sandbox').description("learn and check a stdio server's sandbox");
+  const sandbox = program
+    .command('sandbox')
+    .description("sandbox stdio servers; learn and check a server's sandbox");
+  sandbox
+    .command('on')
+    .description('run these stdio servers (or --all) in a sandbox with the defaults')
+    .argument('[servers...]', 'configured stdio servers')
+    .option('--all', 'every stdio server without a sandbox setting')
+    .action((names: string[], opts: { all?: boolean }) => sandboxOn(io, names, opts.all ?? false));
   sandbox
     .command('learn')
     .description(

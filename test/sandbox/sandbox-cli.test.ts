@@ -165,3 +165,32 @@ describe("the gateway's status resource", () => {
     }
   });
 });
+
+describe('mcpkit sandbox on', () => {
+  it('sandboxes every stdio server that has no setting, in its own scope, and leaves the rest', async () => {
+    await writeFile(
+      join(ws.project, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          a: { command: 'node', args: ['a.js'], env: { KEEP: 'me' } },
+          open: { command: 'node', args: ['b.js'], sandbox: false },
+          far: { url: 'https://mcp.example.com/mcp' },
+        },
+      }),
+    );
+    const on = await mcpkit(['sandbox', 'on', '--all']);
+    expect(on.stdout.split('\n')[0]).toBe(
+      'Sandboxed "a" (project scope): reads except secrets, writes to its directory, no network',
+    );
+    expect(await projectServers()).toEqual({
+      a: { command: 'node', args: ['a.js'], env: { KEEP: 'me' }, sandbox: true },
+      open: { command: 'node', args: ['b.js'], sandbox: false },
+      far: { url: 'https://mcp.example.com/mcp' },
+    });
+    const unknown = await mcpkit(['sandbox', 'on', 'nope']);
+    expect(unknown).toMatchObject({
+      code: 2,
+      stderr: 'mcpkit: no server named "nope" in project or user scope; see "mcpkit list"\n',
+    });
+  });
+});
