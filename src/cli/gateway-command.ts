@@ -23,7 +23,6 @@ import {
   watchFiles,
 } from '../gateway/index.js';
 import { reapGroupsOnAbruptExit } from '../internal/process-group.js';
-import { denialLine, onSandboxDenial } from '../sandbox/index.js';
 import { parseDbTarget } from '../search/db-schemas/db-target.js';
 import { parseStoreUrl } from '../search/stores/pg/store-url.js';
 import type { HttpMount } from '../serve/http.js';
@@ -33,6 +32,7 @@ import { type ObserverFlags, startObservers } from './gateway-observers.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
+import { logSandboxDenials } from './sandbox-denials.js';
 import { replicaState, stateUrl } from './scale-out.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone, watchClientStdin } from './serve-until-done.js';
@@ -223,11 +223,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           ...(replica.shared ? asReplica(servers) : servers),
         ];
         const logs = new LogBuffer();
-        // One line per distinct path or host a sandboxed server was denied (docs/sandbox.md).
-        const stopDenials = onSandboxDenial((server, denial) => {
-          io.err(`mcpkit gateway: ${denialLine(server, denial)}\n`);
-          logs.add(denialLine(server, denial));
-        });
+        const stopDenials = logSandboxDenials(io, logs);
         const revealed = replica.state ? revealedOverRedis(replica.state) : undefined;
         const gateway = await Gateway.create({
           servers: withBuiltIn(first.servers),

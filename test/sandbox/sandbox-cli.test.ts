@@ -5,7 +5,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { forgetSandboxSupport } from '../../src/sandbox/index.js';
 import { runInProcess } from '../config/run-in-process.js';
 import { createWorkspace, type Workspace } from '../helpers/cli.js';
-import { connectInProcess, gatewayOf } from '../helpers/gateway.js';
+import {
+  connectGateway,
+  connectInProcess,
+  eventually,
+  gatewayOf,
+  writeProjectConfig,
+} from '../helpers/gateway.js';
 import { fixture } from '../helpers/servers.js';
 import { entries } from '../registry/entries.js';
 import { startFakeRegistry } from '../registry/fake-registry.js';
@@ -192,5 +198,30 @@ describe('mcpkit sandbox on', () => {
       code: 2,
       stderr: 'mcpkit: no server named "nope" in project or user scope; see "mcpkit list"\n',
     });
+  });
+});
+
+describe('mcpkit gateway', () => {
+  it('logs one line per distinct host a sandboxed server was denied', async () => {
+    const work = join(ws.root, 'work');
+    await mkdir(work);
+    await writeProjectConfig(ws, {
+      hostile: {
+        command: process.execPath,
+        args: [fixture('servers/hostile-server.mjs'), '--internet', 'http://localhost:9/'],
+        cwd: work,
+        sandbox: { network: { allow: ['example.org'] } },
+      },
+    });
+    const gw = await connectGateway(ws, ['--no-search']);
+    try {
+      await gw.client.callTool({ name: 'hostile__attack', arguments: {} });
+      await gw.client.callTool({ name: 'hostile__attack', arguments: {} });
+      const line = 'mcpkit gateway: [hostile] sandbox denied connect to localhost:9';
+      await eventually('the denial in the log', () => (gw.stderr().includes(line) ? true : undefined));
+      expect(gw.stderr().split(line)).toHaveLength(2);
+    } finally {
+      await gw.close();
+    }
   });
 });
