@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -62,6 +62,9 @@ async function attack(
 describe('a sandboxed server', () => {
   it('cannot read ~/.ssh, write outside its directory, reach a host not allowed, or escape', async () => {
     const env = await world();
+    // The test process holds the key open: no descriptor of it may reach the server.
+    const held = await open(join(env.home, '.ssh', 'id_ed25519'));
+    cleanups.push(() => held.close());
     const seen = await attack(env, { network: { allow: ['example.org'] } });
     expect(seen).toEqual({
       'read-ssh': 'refused EACCES',
@@ -76,11 +79,15 @@ describe('a sandboxed server', () => {
     });
     await expect(stat(join(env.home, 'pwned.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(stat(join(env.home, 'pwned-by-shell.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
-    // Reported: the gateway's status and `mcpkit list` show the denied host.
-    expect(sandboxStatus('hostile')).toMatchObject({
-      state: 'on',
-      denials: [expect.objectContaining({ kind: 'host', target: `localhost:${new URL(env.url).port}` })],
-    });
+    // Reported: the status (gateway resource, dashboard) names the denied host and the paths the server logged.
+    const denials = sandboxStatus('hostile')?.denials.map((d) => `${d.kind} ${d.target}`);
+    expect(denials).toEqual(
+      expect.arrayContaining([
+        `path ${join(env.home, '.ssh', 'id_ed25519')}`,
+        `path ${join(env.home, 'pwned.txt')}`,
+        `host localhost:${new URL(env.url).port}`,
+      ]),
+    );
   });
 
   it('with the default profile has no network at all', async () => {
