@@ -161,9 +161,11 @@ describe("the gateway's status resource", () => {
         ).text,
       );
       const byName = Object.fromEntries(status.servers.map((s: { name: string }) => [s.name, s]));
-      expect(byName.hostile.sandbox).toMatchObject({
-        state: 'on',
-        denials: [{ kind: 'host', target: 'localhost:9', at: expect.any(String) }],
+      expect(byName.hostile.sandbox.state).toBe('on');
+      expect(byName.hostile.sandbox.denials).toContainEqual({
+        kind: 'host',
+        target: 'localhost:9',
+        at: expect.any(String),
       });
       expect(byName.open.sandbox).toEqual({ state: 'off', denials: [] });
     } finally {
