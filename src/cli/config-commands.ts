@@ -291,6 +291,7 @@ function describe(server: ConfiguredServer, showSecrets: boolean, others: Config
     if (entry.args?.length) rows.push(['args:', displayWords(entry.args)]);
     if (entry.env) rows.push(['env:', pairs(entry.env)]);
     if (entry.cwd) rows.push(['cwd:', entry.cwd]);
+    if (entry.sandbox !== undefined) rows.push(['sandbox:', JSON.stringify(entry.sandbox)]);
   } else {
     rows.push(['url:', entry.url]);
     if (entry.headers) rows.push(['headers:', pairs(entry.headers, ': ')]);

@@ -55,6 +55,9 @@ describe('mcpkit add with a sandbox', () => {
     ]);
     expect(added).toMatchObject({ code: 0, stderr: '' });
     expect((await mcpkit(['add', 'plain', '--sandbox', '--', 'node', 'plain.js'])).code).toBe(0);
+    expect((await mcpkit(['get', 'web'])).stdout).toContain(
+      'sandbox:    {"filesystem":{"write":["~/out"]},"network":{"allow":["api.github.com","*.example.com"]}}',
+    );
     expect(await projectServers()).toEqual({
       web: {
         command: 'node',
