@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -29,6 +29,7 @@ import { count } from './format.js';
 import type { CliIO } from './io.js';
 import { usage } from './options.js';
 import { sandboxOn } from './sandbox-offer.js';
+import { relaySession } from './sandbox-serve.js';
 import { CLI_VERSION } from './version.js';
 
 /** `mcpkit sandbox learn|check <server>`: a profile from what a server does, and its denials (docs/sandbox.md). */
@@ -50,12 +51,16 @@ export function registerSandboxCommands(program: Command, io: CliIO): void {
     .argument('<server>', 'a configured stdio server')
     .option('--session <file>', 'tool calls to make, one JSON per line: {"tool": "…", "arguments": {…}}')
     .option('--for <duration>', 'keep it running this long after the calls (e.g. 30s, 2m)', parseDuration)
+    .option('--serve', 'serve it on stdio to a client you run; the session is what that client does')
+    .option('--record <file>', 'with --serve: keep the session (for --session later)')
     .option('--write', "write the profile into the server's entry")
     .action(async (name: string, opts: RunFlags & { write?: boolean }) => {
       const { server, observed, calls, context } = await observe(io, name, 'learn', opts);
+      // Serving: stdout is the protocol's, the report goes to stderr.
+      const say = opts.serve ? io.err : io.out;
       const learned = learnedProfile(observed, context);
       const before = isStdioServer(server.entry) ? server.entry.sandbox : undefined;
-      io.out(
+      say(
         `Learned the sandbox of "${name}" from ${count(calls, 'tool call')} (${count(observed.accesses.length, 'path')} touched, ${count(new Set(observed.hosts.map((h) => h.host)).size, 'host')} reached):\n`,
       );
       io.out(sandboxDiff(before, learned));
@@ -71,7 +76,7 @@ export function registerSandboxCommands(program: Command, io: CliIO): void {
         scope: server.scope,
         force: true,
       });
-      io.out(`Wrote the sandbox of "${name}" into ${result.file}\n`);
+      say(`Wrote the sandbox of "${name}" into ${result.file}\n`);
     });
   sandbox
     .command('check')
@@ -81,13 +86,15 @@ export function registerSandboxCommands(program: Command, io: CliIO): void {
     .argument('<server>', 'a configured stdio server')
     .option('--session <file>', 'tool calls to make, one JSON per line: {"tool": "…", "arguments": {…}}')
     .option('--for <duration>', 'keep it running this long after the calls (e.g. 30s, 2m)', parseDuration)
+    .option('--serve', 'serve it on stdio to a client you run; the session is what that client does')
     .action(async (name: string, opts: RunFlags) => {
       const { server, observed, calls, context } = await observe(io, name, 'check', opts);
+      const say = opts.serve ? io.err : io.out;
       const setting = (server.entry as StdioServer).sandbox || true;
       const denials = denialsOf(observed, context, setting);
-      for (const denial of denials) io.out(`denied ${denial.what}: ${denial.fix}\n`);
+      for (const denial of denials) say(`denied ${denial.what}: ${denial.fix}\n`);
       if (denials.length === 0) {
-        io.out(`No denials: "${name}" ran ${count(calls, 'tool call')} within its sandbox\n`);
+        say(`No denials: "${name}" ran ${count(calls, 'tool call')} within its sandbox\n`);
         return;
       }
       throw new McpkitError(
@@ -100,6 +107,8 @@ export function registerSandboxCommands(program: Command, io: CliIO): void {
 interface RunFlags {
   session?: string;
   for?: number;
+  serve?: boolean;
+  record?: string;
 }
 
 /** `30s`, `2m`, `500ms`, or seconds. */
@@ -177,6 +186,17 @@ async function observe(io: CliIO, name: string, mode: 'learn' | 'check', opts: R
   let runtime: Runtime | undefined;
   let calls = 0;
   try {
+    if (opts.serve) {
+      if (opts.session) usage('--serve and --session: the session is either served or replayed, not both');
+      const served = await relaySession(io, transport(), controller.signal);
+      calls = served.length;
+      if (opts.record)
+        await writeFile(
+          resolve(io.cwd, opts.record),
+          served.map((call) => `${JSON.stringify(call)}\n`).join(''),
+        );
+      return await finish();
+    }
     runtime = await Runtime.create({
       servers: [{ name, entry, transport }],
       env: io.env,
@@ -194,10 +214,14 @@ async function observe(io: CliIO, name: string, mode: 'learn' | 'check', opts: R
     unregister();
     await runtime?.close();
   }
-  const log = await readFile(traceFile, 'utf8').catch(() => '');
-  await rm(traceDir, { recursive: true, force: true });
-  const observed: Observed = { accesses: pathAccesses(log, cwd), hosts, privateParent: sandboxParentDir() };
-  return { server, observed, calls, context: { cwd, env: env as Record<string, string | undefined> } };
+  return await finish();
+
+  async function finish() {
+    const log = await readFile(traceFile, 'utf8').catch(() => '');
+    await rm(traceDir, { recursive: true, force: true });
+    const observed: Observed = { accesses: pathAccesses(log, cwd), hosts, privateParent: sandboxParentDir() };
+    return { server, observed, calls, context: { cwd, env: env as Record<string, string | undefined> } };
+  }
 }
 
 /** The entry's sandbox before and after, `-` old and `+` new lines. */

@@ -2,9 +2,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../config/run-in-process.js';
-import { createWorkspace, type Workspace } from '../helpers/cli.js';
+import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { fixture } from '../helpers/servers.js';
 
 /**
@@ -78,5 +81,62 @@ describe('mcpkit sandbox learn / check', () => {
       stdout: 'No denials: "needy" ran 1 tool call within its sandbox\n',
     });
     expect(await readFile(join(outbox, 'report.txt'), 'utf8')).toBe('done');
+  });
+});
+
+describe('mcpkit sandbox learn --serve', () => {
+  it('learns from the session a client runs through it, and keeps that session for check', async () => {
+    const port = (internet.address() as AddressInfo).port;
+    const outbox = join(ws.root, 'outbox');
+    const work = join(ws.root, 'work');
+    await Promise.all([mkdir(outbox), mkdir(work), mkdir(join(ws.home, '.aws'), { recursive: true })]);
+    await writeFile(join(ws.home, '.aws', 'config'), '[default]\n');
+    await writeFile(
+      join(ws.project, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          needy: {
+            command: process.execPath,
+            args: [
+              fixture('servers/hostile-server.mjs'),
+              '--outbox',
+              outbox,
+              '--internet',
+              `http://localhost:${port}/`,
+            ],
+            cwd: work,
+          },
+        },
+      }),
+    );
+    const record = join(ws.root, 'recorded.jsonl');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'sandbox', 'learn', 'needy', '--serve', '--record', record, '--write'],
+      cwd: ws.project,
+      env: ws.env,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const client = new Client({ name: 'a-user', version: '1' });
+    await client.connect(transport, { timeout: 30_000 });
+    const result = await client.callTool({ name: 'work', arguments: {} });
+    expect((result.content as { text: string }[])[0]?.text).toContain('fetch: ok hello from the internet');
+    await client.close();
+    await eventually('the profile written', () => (stderr.includes('Wrote the sandbox') ? true : undefined));
+    expect(await readFile(record, 'utf8')).toBe(`${JSON.stringify({ tool: 'work', arguments: {} })}\n`);
+    const entry = JSON.parse(await readFile(join(ws.project, '.mcp.json'), 'utf8')).mcpServers.needy;
+    expect(entry.sandbox).toEqual({
+      filesystem: { read: ['~/.aws'], write: [outbox] },
+      network: { allow: [`localhost:${port}`] },
+    });
+    const replay = await runInProcess(ws, ['sandbox', 'check', 'needy', '--session', record]);
+    expect(replay).toMatchObject({
+      code: 0,
+      stdout: 'No denials: "needy" ran 1 tool call within its sandbox\n',
+    });
   });
 });
