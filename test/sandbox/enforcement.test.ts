@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/client/index.js';
 import type { SandboxSetting, StdioServer } from '../../src/config/index.js';
 import { sandboxStatus } from '../../src/sandbox/index.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { fixture } from '../helpers/servers.js';
 
@@ -59,7 +60,7 @@ async function attack(
   return Object.fromEntries(text.split('\n').map((line) => line.split(': ', 2) as [string, string]));
 }
 
-describe('a sandboxed server', () => {
+describe.skipIf(missingEngines('bwrap'))('a sandboxed server', () => {
   it('cannot read ~/.ssh, write outside its directory, reach a host not allowed, or escape', async () => {
     const env = await world();
     // The test process holds the key open: no descriptor of it may reach the server.

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../config/run-in-process.js';
 import { CLI, createWorkspace, type Workspace } from '../helpers/cli.js';
+import { missingEngines } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { fixture } from '../helpers/servers.js';
 
@@ -27,7 +28,7 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
-describe('mcpkit sandbox learn / check', () => {
+describe.skipIf(missingEngines('bwrap', 'strace'))('mcpkit sandbox learn / check', () => {
   it('learns the smallest profile from a session; the session then replays with zero denials', async () => {
     const port = (internet.address() as AddressInfo).port;
     const outbox = join(ws.root, 'outbox');
@@ -84,7 +85,7 @@ describe('mcpkit sandbox learn / check', () => {
   });
 });
 
-describe('mcpkit sandbox learn --serve', () => {
+describe.skipIf(missingEngines('bwrap', 'strace'))('mcpkit sandbox learn --serve', () => {
   it('learns from the session a client runs through it, and keeps that session for check', async () => {
     const port = (internet.address() as AddressInfo).port;
     const outbox = join(ws.root, 'outbox');

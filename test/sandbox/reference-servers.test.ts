@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/client/index.js';
+import { missingEngines } from '../helpers/engines.js';
 import { everything, filesystem, memory } from '../helpers/servers.js';
 
 /** The reference servers from npm, each in a sandbox with the default profile (`"sandbox": true`). */
@@ -11,7 +12,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('the reference servers sandboxed with the defaults', () => {
+describe.skipIf(missingEngines('bwrap'))('the reference servers sandboxed with the defaults', () => {
   it('serve their tools: everything echoes, filesystem reads and writes its root, memory keeps a graph', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mcpkit-sandbox-ref-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
@@ -42,7 +43,7 @@ describe('the reference servers sandboxed with the defaults', () => {
   });
 });
 
-describe('an npx server sandboxed', () => {
+describe.skipIf(missingEngines('bwrap'))('an npx server sandboxed', () => {
   it('is installed before its sandbox closes, then runs from the cache with no network', async () => {
     const root = await mkdtemp(join(tmpdir(), 'mcpkit-sandbox-npx-'));
     cleanups.push(() => rm(root, { recursive: true, force: true }));

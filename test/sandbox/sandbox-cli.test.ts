@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { forgetSandboxSupport } from '../../src/sandbox/index.js';
 import { runInProcess } from '../config/run-in-process.js';
 import { createWorkspace, type Workspace } from '../helpers/cli.js';
+import { missingEngines } from '../helpers/engines.js';
 import {
   connectGateway,
   connectInProcess,
@@ -134,7 +135,7 @@ describe('mcpkit list', () => {
   });
 });
 
-describe("the gateway's status resource", () => {
+describe.skipIf(missingEngines('bwrap'))("the gateway's status resource", () => {
   it("shows each stdio server's sandbox and the hosts it was denied", async () => {
     const work = join(ws.root, 'work');
     await mkdir(work);
@@ -206,7 +207,7 @@ describe('mcpkit sandbox on', () => {
   });
 });
 
-describe('mcpkit gateway', () => {
+describe.skipIf(missingEngines('bwrap'))('mcpkit gateway', () => {
   it('logs one line per distinct host a sandboxed server was denied', async () => {
     const work = join(ws.root, 'work');
     await mkdir(work);
