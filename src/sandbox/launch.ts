@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { SandboxSetting } from '../config/index.js';
 import { bwrapArgs, type PrivateDirs, SANDBOX_PROXY_PORT } from './bwrap-args.js';
 import { type NetworkProxy, type ProxyEvent, startNetworkProxy } from './network-proxy.js';
@@ -108,6 +108,9 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
     // An npx server runs its installed bin, installed first if need be (npx-package.ts says why).
     const npx = parseNpx(options.command, options.args);
     const command = npx ? await prepareNpx(npx, options.env, options.cwd) : options.command;
+    // An npx line mcpkit could not read (`-p`, `-c`): npx runs in the sandbox, from its cache only, so a
+    // package that is not there fails at once (ENOTCACHED) instead of waiting on DNS until the start times out.
+    if (!npx && basename(options.command) === 'npx') env.npm_config_offline = 'true';
     const args = bwrapArgs({
       profile,
       cwd: options.cwd,
