@@ -29,7 +29,7 @@ export interface StdioTransportOptions {
   server?: string;
   /** Run it in an OS sandbox (docs/sandbox.md); `false` or absent: unsandboxed. */
   sandbox?: SandboxSetting;
-  /** Sandbox knobs for learn/check and tests (the proxy's resolver, a tracer). */
+  /** Sandbox knobs of learn and check (everything allowed, strace's log, the network watched). */
   sandboxOptions?: Partial<SandboxLaunchOptions>;
 }
 
@@ -97,7 +97,10 @@ export class StdioTransport implements Transport {
       ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
     });
     this.child = child;
-    if (launch) child.once('close', () => void launch.dispose());
+    if (launch) {
+      child.once('close', () => void launch.dispose());
+      child.once('error', () => void launch.dispose());
+    }
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
@@ -142,7 +145,10 @@ export class StdioTransport implements Transport {
         },
       });
     } catch (error) {
-      if (!(error instanceof SandboxUnavailableError)) throw error;
+      if (!(error instanceof SandboxUnavailableError)) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new SpawnError(`cannot prepare the sandbox of "${name}": ${why}`, error);
+      }
       setSandboxState(name, 'unavailable', error.reason);
       throw new SpawnError(
         `sandbox unavailable: ${error.reason}; to run "${name}" unsandboxed on purpose, set "sandbox": false in its entry`,

@@ -78,7 +78,10 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
   if (options.learn) Object.assign(profile, { write: ['/'], deny: [], network: ['*'] });
   let proxy: NetworkProxy | undefined;
   const env: Record<string, string> = { ...options.env, TMPDIR: dirs.temp };
+  let disposed = false;
   const dispose = async () => {
+    if (disposed) return;
+    disposed = true;
     await proxy?.close();
     chmodSync(dirs.denyDir, 0o700);
     rmSync(own, { recursive: true, force: true });

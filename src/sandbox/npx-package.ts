@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { homeDirectory } from '../config/index.js';
+import { stderrReason } from '../internal/failure-words.js';
 import { runToEnd } from '../internal/run-to-end.js';
 
 /**
@@ -102,6 +103,11 @@ export async function prepareNpx(npx: NpxCommand, env: Record<string, string>, c
   );
   const bin = outcome.code === 0 ? installedNpxBin(npx, env, cwd) : undefined;
   if (bin) return bin;
-  const said = outcome.stderr.trim().split('\n').pop() || outcome.error?.message || `exit ${outcome.code}`;
-  throw new Error(`cannot install ${npx.spec} for its sandbox (npm exec: ${said})`);
+  // npm's own lines say `npm error …`; the one that says why reads like an error once that is off.
+  const lines = outcome.stderr
+    .split('\n')
+    .map((line) => line.replace(/^npm (?:error|ERR!)\s?/, ''))
+    .filter((line) => !/^(A complete log|If you are behind a proxy|\s*$)/.test(line));
+  const said = stderrReason(lines) ?? outcome.error?.message ?? `exit ${outcome.code}`;
+  throw new Error(`cannot install ${npx.spec} (npm exec: ${said})`);
 }

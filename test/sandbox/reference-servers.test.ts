@@ -72,3 +72,27 @@ describe.skipIf(missingEngines('bwrap'))('an npx server sandboxed', () => {
     }
   }, 120_000);
 });
+
+describe.skipIf(missingEngines('bwrap'))('an npx server that cannot be installed', () => {
+  it('does not start, and says why in one line', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mcpkit-sandbox-npx-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const entry = {
+      command: 'npx',
+      args: ['-y', '@acme/ghost'],
+      cwd: root,
+      // A registry that refuses connections: no network needed to fail.
+      env: {
+        npm_config_cache: join(root, 'cache'),
+        npm_config_registry: 'http://127.0.0.1:9/',
+        npm_config_fetch_retries: '0',
+      },
+      sandbox: true,
+    };
+    await expect(
+      Runtime.create({ servers: [{ name: 'ghost', entry }], env: { ...process.env, HOME: root } }),
+    ).rejects.toThrow(
+      'server "ghost" failed to start (spawn): cannot prepare the sandbox of "ghost": cannot install @acme/ghost (npm exec: FetchError: request to http://127.0.0.1:9/@acme%2fghost failed, reason: connect ECONNREFUSED 127.0.0.1:9)',
+    );
+  }, 60_000);
+});
