@@ -25,5 +25,6 @@ export {
   sandboxStatus,
   setSandboxState,
 } from './sandbox-state.js';
+export { seatbeltProfile } from './seatbelt.js';
 export { forgetSandboxSupport, type SandboxSupport, sandboxSupport } from './support.js';
 export { type PathAccess, pathAccesses } from './trace.js';

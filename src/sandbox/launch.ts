@@ -6,6 +6,7 @@ import { bwrapArgs, type PrivateDirs, SANDBOX_PROXY_PORT } from './bwrap-args.js
 import { type NetworkProxy, type ProxyEvent, startNetworkProxy } from './network-proxy.js';
 import { parseNpx, prepareNpx } from './npx-package.js';
 import { resolveProfile, type SandboxProfile } from './profile.js';
+import { seatbeltProfile } from './seatbelt.js';
 import { sandboxSupport } from './support.js';
 
 /** What starting a server in a sandbox needs. */
@@ -87,21 +88,24 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
     rmSync(own, { recursive: true, force: true });
   };
   try {
+    const seatbelt = support.engine === 'seatbelt';
     if (profile.network.length > 0 || options.watchNetwork) {
-      dirs.proxySocket = join(own, 'proxy.sock');
-      proxy = await startNetworkProxy(dirs.proxySocket, {
+      // Linux: a Unix socket bound into the sandbox, a bridge inside on its own loopback. macOS: a loopback
+      // port, the only network the profile allows.
+      if (!seatbelt) dirs.proxySocket = join(own, 'proxy.sock');
+      proxy = await startNetworkProxy(dirs.proxySocket ?? 'tcp', {
         allow: profile.network,
         ...(options.onProxyEvent ? { onEvent: options.onProxyEvent } : {}),
         ...(options.resolve ? { resolve: options.resolve } : {}),
       });
-      const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+      const url = `http://127.0.0.1:${proxy.port ?? SANDBOX_PROXY_PORT}`;
       Object.assign(env, {
         HTTP_PROXY: url,
         HTTPS_PROXY: url,
         http_proxy: url,
         https_proxy: url,
-        ALL_PROXY: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}`,
-        all_proxy: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}`,
+        ALL_PROXY: `socks5h://127.0.0.1:${proxy.port ?? SANDBOX_PROXY_PORT}`,
+        all_proxy: `socks5h://127.0.0.1:${proxy.port ?? SANDBOX_PROXY_PORT}`,
         // Node >= 24 sends fetch and http through HTTP_PROXY when asked to.
         NODE_USE_ENV_PROXY: '1',
       });
@@ -114,6 +118,11 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
     // An npx line mcpkit could not read (`-p`, `-c`): npx runs in the sandbox, from its cache only, so a
     // package that is not there fails at once (ENOTCACHED) instead of waiting on DNS until the start times out.
     if (!npx && basename(options.command) === 'npx') env.npm_config_offline = 'true';
+    if (seatbelt) {
+      const text = seatbeltProfile(profile, dirs, proxy?.port);
+      const seatbeltArgs = ['-p', text, command, ...(npx ? npx.args : options.args)];
+      return { command: support.program, args: seatbeltArgs, env, profile, dirs, dispose };
+    }
     const args = bwrapArgs({
       profile,
       cwd: options.cwd,
@@ -123,7 +132,7 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
       nodePath: process.execPath,
       ...(options.traceFile ? { traceFile: options.traceFile } : {}),
     });
-    return { command: support.bwrap, args, env, profile, dirs, dispose };
+    return { command: support.program, args, env, profile, dirs, dispose };
   } catch (error) {
     await dispose();
     throw error;

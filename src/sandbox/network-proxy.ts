@@ -38,11 +38,14 @@ export function hostAllowed(patterns: readonly string[], host: string, port: num
 
 /** A running proxy: where it listens, and how to stop it. */
 export interface NetworkProxy {
+  /** The Unix socket (Linux, bound into the sandbox), or `127.0.0.1:<port>` (macOS, where the profile allows only it). */
   readonly socketPath: string;
+  /** The TCP port, when it listens on one. */
+  readonly port?: number;
   close(): Promise<void>;
 }
 
-/** Starts a proxy listening on the Unix socket `socketPath`. */
+/** Starts a proxy listening on the Unix socket `socketPath`, or on a free loopback port when it is `tcp`. */
 export async function startNetworkProxy(
   socketPath: string,
   options: NetworkProxyOptions,
@@ -59,10 +62,14 @@ export async function startNetworkProxy(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => resolve());
+    if (socketPath === 'tcp') server.listen(0, '127.0.0.1', () => resolve());
+    else server.listen(socketPath, () => resolve());
   });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : undefined;
   return {
-    socketPath,
+    socketPath: port === undefined ? socketPath : `127.0.0.1:${port}`,
+    ...(port === undefined ? {} : { port }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -1,8 +1,13 @@
 import { childEnvironment } from '../internal/child-environment.js';
 import { runToEnd } from '../internal/run-to-end.js';
 
-/** Whether this machine can sandbox a server, and when not, why in one line. */
-export type SandboxSupport = { ok: true; bwrap: string } | { ok: false; reason: string };
+/**
+ * Whether this machine can sandbox a server (with which program: bubblewrap on Linux, `sandbox-exec` on
+ * macOS), and when not, why in one line.
+ */
+export type SandboxSupport =
+  | { ok: true; engine: 'bwrap' | 'seatbelt'; program: string }
+  | { ok: false; reason: string };
 
 let probe: Promise<SandboxSupport> | undefined;
 
@@ -20,10 +25,20 @@ export function sandboxSupport(
 }
 
 async function check(env: Readonly<Record<string, string | undefined>>): Promise<SandboxSupport> {
+  if (process.platform === 'darwin') {
+    const program = '/usr/bin/sandbox-exec';
+    const outcome = await runToEnd(program, ['-p', '(version 1)(allow default)', '/usr/bin/true'], {});
+    return outcome.code === 0
+      ? { ok: true, engine: 'seatbelt', program }
+      : {
+          ok: false,
+          reason: `sandbox-exec cannot run here (${outcome.error?.message ?? outcome.stderr.trim()})`,
+        };
+  }
   if (process.platform !== 'linux') {
     return {
       ok: false,
-      reason: `mcpkit sandboxes servers on Linux (bubblewrap) only; ${process.platform} is not supported yet`,
+      reason: `mcpkit sandboxes servers on Linux (bubblewrap) and macOS (sandbox-exec); ${process.platform} is not supported`,
     };
   }
   const bwrap = env.MCPKIT_BWRAP || 'bwrap';
@@ -45,7 +60,7 @@ async function check(env: Readonly<Record<string, string | undefined>>): Promise
       reason: `bubblewrap cannot create a sandbox here (${said}); are user namespaces enabled?`,
     };
   }
-  return { ok: true, bwrap };
+  return { ok: true, engine: 'bwrap', program: bwrap };
 }
 
 /** Forgets the probe (tests that change `MCPKIT_BWRAP`). */
