@@ -53,6 +53,21 @@ export const DEFAULT_DENIED_IN_HOME = [
 /** Sockets that hand out more rights than the user's own (a container daemon is root). */
 const DEFAULT_DENIED_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock', '/run/containerd'];
 
+/**
+ * The user's session sockets, which the read-only mount would leave reachable: the runtime dir (the session
+ * bus, the keyring, gpg-agent, the desktop's portals), X11's (a keyboard and a screen), ssh-agent's dirs.
+ */
+function sessionSockets(env: Readonly<Record<string, string | undefined>>): string[] {
+  const runtime = env.XDG_RUNTIME_DIR || `/run/user/${process.getuid?.() ?? 0}`;
+  let agents: string[] = [];
+  try {
+    agents = readdirSync('/tmp')
+      .filter((name) => name.startsWith('ssh-'))
+      .map((name) => join('/tmp', name));
+  } catch {}
+  return [runtime, '/tmp/.X11-unix', '/tmp/.ICE-unix', ...agents];
+}
+
 /** `~` and `~/x` to the home directory; relative paths against the server's working directory. */
 export function expandPath(path: string, context: ProfileContext): string {
   const home = homeDirectory(context.env);
@@ -95,6 +110,7 @@ export function resolveProfile(
     // mcpkit's own config: its token store (oauth.json) and the env values of every other server.
     userConfigDir(context.env),
     ...DEFAULT_DENIED_SOCKETS,
+    ...sessionSockets(context.env),
     ...envFiles(context.cwd),
   ];
   // `read` lifts a default (or anything inside what it names); a user's own `deny` always holds.

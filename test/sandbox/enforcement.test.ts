@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,12 +35,18 @@ async function world() {
   await new Promise<void>((resolve) => internet.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => internet.close(() => resolve())));
   const port = (internet.address() as AddressInfo).port;
+  // The user's session bus stands in for every socket of the runtime dir.
+  const runtime = join(root, 'run');
+  await mkdir(runtime);
+  const bus = createNetServer((socket) => socket.end());
+  await new Promise<void>((resolve) => bus.listen(join(runtime, 'bus'), resolve));
+  cleanups.push(() => new Promise<void>((resolve) => bus.close(() => resolve())));
   // By name: the proxy resolves `localhost`; inside the sandbox 127.0.0.1 is the sandbox's own loopback.
-  return { root, home, work, url: `http://localhost:${port}/` };
+  return { root, home, work, runtime, url: `http://localhost:${port}/` };
 }
 
 async function attack(
-  env: { home: string; work: string; url: string },
+  env: { home: string; work: string; runtime: string; url: string },
   sandbox: SandboxSetting,
   name = 'hostile',
 ) {
@@ -52,7 +58,7 @@ async function attack(
   };
   const rt = await Runtime.create({
     servers: [{ name, entry }],
-    env: { ...process.env, HOME: env.home },
+    env: { ...process.env, HOME: env.home, XDG_RUNTIME_DIR: env.runtime },
   });
   cleanups.push(() => rt.close());
   const result = await rt.server(name).callTool('attack', {});
@@ -73,6 +79,7 @@ describe.skipIf(missingEngines('bwrap'))('a sandboxed server', () => {
       'write-inside': 'ok wrote',
       'connect-direct': 'refused ECONNREFUSED',
       'connect-proxy': 'refused 403',
+      'session-bus': 'refused EACCES',
       shell: 'refused EACCES',
       proc: 'refused EACCES',
       symlink: 'refused EACCES',
