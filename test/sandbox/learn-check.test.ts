@@ -28,34 +28,33 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
+/**
+ * The project's one server, `needy`: the fixture's `work` tool reads ~/.aws/config, writes a report into an
+ * outbox outside its directory and fetches from the loopback "internet" by name.
+ */
+async function needyServer(sandbox: true | undefined) {
+  const port = (internet.address() as AddressInfo).port;
+  const outbox = join(ws.root, 'outbox');
+  const work = join(ws.root, 'work');
+  await Promise.all([mkdir(outbox), mkdir(work), mkdir(join(ws.home, '.aws'), { recursive: true })]);
+  await writeFile(join(ws.home, '.aws', 'config'), '[default]\nregion = eu-west-1\n');
+  const args = [
+    fixture('servers/hostile-server.mjs'),
+    '--outbox',
+    outbox,
+    '--internet',
+    `http://localhost:${port}/`,
+  ];
+  const needy = { command: process.execPath, args, cwd: work, ...(sandbox ? { sandbox } : {}) };
+  await writeFile(join(ws.project, '.mcp.json'), JSON.stringify({ mcpServers: { needy } }));
+  return { port, outbox };
+}
+
 describe.skipIf(missingEngines('bwrap', 'strace'))('mcpkit sandbox learn / check', () => {
   it('learns the smallest profile from a session; the session then replays with zero denials', async () => {
-    const port = (internet.address() as AddressInfo).port;
-    const outbox = join(ws.root, 'outbox');
-    const work = join(ws.root, 'work');
-    await Promise.all([mkdir(outbox), mkdir(work), mkdir(join(ws.home, '.aws'), { recursive: true })]);
-    await writeFile(join(ws.home, '.aws', 'config'), '[default]\nregion = eu-west-1\n');
+    const { port, outbox } = await needyServer(true);
     const session = join(ws.root, 'session.jsonl');
     await writeFile(session, `${JSON.stringify({ tool: 'work', arguments: {} })}\n`);
-    await writeFile(
-      join(ws.project, '.mcp.json'),
-      JSON.stringify({
-        mcpServers: {
-          needy: {
-            command: process.execPath,
-            args: [
-              fixture('servers/hostile-server.mjs'),
-              '--outbox',
-              outbox,
-              '--internet',
-              `http://localhost:${port}/`,
-            ],
-            cwd: work,
-            sandbox: true,
-          },
-        },
-      }),
-    );
 
     const before = await runInProcess(ws, ['sandbox', 'check', 'needy', '--session', session]);
     expect(before.code).toBe(1);
@@ -87,29 +86,7 @@ describe.skipIf(missingEngines('bwrap', 'strace'))('mcpkit sandbox learn / check
 
 describe.skipIf(missingEngines('bwrap', 'strace'))('mcpkit sandbox learn --serve', () => {
   it('learns from the session a client runs through it, and keeps that session for check', async () => {
-    const port = (internet.address() as AddressInfo).port;
-    const outbox = join(ws.root, 'outbox');
-    const work = join(ws.root, 'work');
-    await Promise.all([mkdir(outbox), mkdir(work), mkdir(join(ws.home, '.aws'), { recursive: true })]);
-    await writeFile(join(ws.home, '.aws', 'config'), '[default]\n');
-    await writeFile(
-      join(ws.project, '.mcp.json'),
-      JSON.stringify({
-        mcpServers: {
-          needy: {
-            command: process.execPath,
-            args: [
-              fixture('servers/hostile-server.mjs'),
-              '--outbox',
-              outbox,
-              '--internet',
-              `http://localhost:${port}/`,
-            ],
-            cwd: work,
-          },
-        },
-      }),
-    );
+    const { port, outbox } = await needyServer(undefined);
     const record = join(ws.root, 'recorded.jsonl');
     const transport = new StdioClientTransport({
       command: process.execPath,
