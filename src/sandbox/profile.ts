@@ -113,8 +113,13 @@ export function resolveProfile(
     ...sessionSockets(context.env),
     ...envFiles(context.cwd),
   ];
-  // `read` lifts a default (or anything inside what it names); a user's own `deny` always holds.
-  const lifted = defaults.filter((path) => !read.some((allowed) => isWithin(path, allowed)));
+  const written = (custom.filesystem?.write ?? []).map(expand);
+  // `read` lifts a default it names or holds; `write` one it names or points into (a write to `~` is no
+  // read of `~/.ssh`); a user's own `deny` always holds.
+  const lifted = defaults.filter(
+    (path) =>
+      !read.some((allowed) => isWithin(path, allowed)) && !written.some((place) => isWithin(place, path)),
+  );
   const deny = unique([...lifted, ...(custom.filesystem?.deny ?? []).map(expand)]).filter((path) =>
     existsSync(path),
   );
