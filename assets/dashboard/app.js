@@ -63,10 +63,18 @@ function renderUpstreams(upstreams) {
         el('td', { className: 'nowrap', text: u.protocolVersion ?? '' }),
         el('td', { text: u.restarts }),
         el('td', { text: u.login }),
+        el('td', { className: 'desc', text: sandboxText(u.sandbox) }),
         el('td', { className: 'desc', text: u.lastError ?? '' }),
       ),
     ),
   );
+}
+
+/** A stdio server's sandbox: on / off / unavailable (why), and what it was last denied. */
+function sandboxText(sandbox) {
+  if (!sandbox) return '';
+  const denied = sandbox.denials.map((d) => d.target).join(', ');
+  return [sandbox.state, sandbox.reason, denied ? `denied: ${denied}` : ''].filter(Boolean).join(' · ');
 }
 
 function renderTools(list) {

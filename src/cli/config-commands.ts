@@ -25,13 +25,19 @@ import { parseJsonText } from '../internal/json-document.js';
 import { displayWords, pairs, serverJson, table, targetOf } from './format.js';
 import type { CliIO } from './io.js';
 import { collect, parseScope, parseTransport, positiveInteger, usage } from './options.js';
+import {
+  type SandboxFlags,
+  sandboxMark,
+  sandboxOptions,
+  sandboxUnavailable,
+  withSandboxFlags,
+} from './sandbox-flags.js';
 
 /** `add`, `add-json`, `list`, `get`, `remove`: the config commands, modelled on `claude mcp`. */
 export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: readonly string[]): void {
   const where = { cwd: io.cwd, env: io.env };
 
-  program
-    .command('add')
+  sandboxOptions(program.command('add'))
     .description('add a server: `add <name> -- <command> [args…]` or `add <name> --transport http <url>`')
     .argument('<name>', 'server name: A-Z a-z 0-9 _ -, at most 64, no "__"')
     .argument('[command-or-url]', 'the command to run (stdio) or the server URL (http, sse)')
@@ -65,7 +71,7 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
       checkNameArgument(name);
       if (opts.set.length > 0 || opts.registry || opts.as)
         usage('--set, --registry and --as are for adding by registry name or .mcpb bundle');
-      const entry = entryFromFlags(target, args, opts);
+      const entry = withSandboxFlags(entryFromFlags(target, args, opts), opts);
       refuseGateway(name, entry);
       const result = await addServers([{ name, entry }], {
         ...where,
@@ -133,7 +139,8 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
         return;
       }
       const rows = [['NAME', 'SCOPE', 'TRANSPORT', 'TARGET']];
-      for (const server of config.servers) rows.push(listRow(server, show));
+      const unsandboxable = await sandboxUnavailable(config.servers.map((s) => s.entry));
+      for (const server of config.servers) rows.push(listRow(server, show, unsandboxable));
       io.out(`${table(rows)}\n`);
     });
 
@@ -187,7 +194,7 @@ export function registerConfigCommands(program: Command, io: CliIO, _adhoc?: rea
     });
 }
 
-interface AddFlags {
+interface AddFlags extends SandboxFlags {
   scope: Scope;
   transport?: 'stdio' | 'http' | 'sse';
   env: string[];
@@ -260,12 +267,16 @@ function splitHeader(pair: string): [string, string] {
   return [match[1] as string, match[2] as string];
 }
 
-function listRow(server: ConfiguredServer, showSecrets: boolean): string[] {
+function listRow(server: ConfiguredServer, showSecrets: boolean, unsandboxable?: string): string[] {
   const entry = showSecrets ? server.entry : maskEntry(server.entry);
   let target = targetOf(entry);
   if (isStdioServer(entry) && entry.env) target += `  [env: ${pairs(entry.env)}]`;
   if (!isStdioServer(entry) && entry.headers) target += `  [headers: ${pairs(entry.headers, ': ')}]`;
-  const marks = [entry.disabled ? '(disabled)' : '', server.shadowed ? '(shadowed by project)' : ''];
+  const marks = [
+    entry.disabled ? '(disabled)' : '',
+    server.shadowed ? '(shadowed by project)' : '',
+    sandboxMark(entry, unsandboxable),
+  ];
   return [server.name, server.scope, transportOf(entry), [target, ...marks.filter(Boolean)].join('  ')];
 }
 
@@ -280,6 +291,7 @@ function describe(server: ConfiguredServer, showSecrets: boolean, others: Config
     if (entry.args?.length) rows.push(['args:', displayWords(entry.args)]);
     if (entry.env) rows.push(['env:', pairs(entry.env)]);
     if (entry.cwd) rows.push(['cwd:', entry.cwd]);
+    if (entry.sandbox !== undefined) rows.push(['sandbox:', JSON.stringify(entry.sandbox)]);
   } else {
     rows.push(['url:', entry.url]);
     if (entry.headers) rows.push(['headers:', pairs(entry.headers, ': ')]);

@@ -19,6 +19,7 @@ import { mapConcurrent } from '../internal/concurrency.js';
 import { errorMessage } from '../internal/error-message.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
+import { sandboxOffer } from './sandbox-offer.js';
 import { CLI_VERSION } from './version.js';
 
 /** One handshake with a configured server: how long it took and what was agreed, or why it failed. */
@@ -65,8 +66,12 @@ export function registerDoctorCommand(program: Command, io: CliIO): void {
       for (const { probe, error } of probed) {
         if (error !== undefined) report.findings.push(probeFinding(report, probe, error));
       }
-      if (flags.json) io.out(`${JSON.stringify(toJson(report, probes), null, 2)}\n`);
-      else io.out(formatReport(report, probes));
+      const offer = await sandboxOffer(report);
+      if (flags.json)
+        io.out(
+          `${JSON.stringify({ ...toJson(report, probes), ...(offer ? { sandbox: offer.json } : {}) }, null, 2)}\n`,
+        );
+      else io.out(formatReport(report, probes) + (offer?.line ?? ''));
       const count = report.findings.length;
       if (count > 0) {
         throw new McpkitError(

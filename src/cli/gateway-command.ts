@@ -32,6 +32,7 @@ import { type ObserverFlags, startObservers } from './gateway-observers.js';
 import { bindFirst } from './http-port.js';
 import type { CliIO } from './io.js';
 import { collect, positiveInteger, usage } from './options.js';
+import { logSandboxDenials } from './sandbox-denials.js';
 import { replicaState, stateUrl } from './scale-out.js';
 import { addServeOptions, checkServeFlags } from './serve-options.js';
 import { type ServeFlags, serveUntilDone, watchClientStdin } from './serve-until-done.js';
@@ -222,6 +223,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
           ...(replica.shared ? asReplica(servers) : servers),
         ];
         const logs = new LogBuffer();
+        const stopDenials = logSandboxDenials(io, logs);
         const revealed = replica.state ? revealedOverRedis(replica.state) : undefined;
         const gateway = await Gateway.create({
           servers: withBuiltIn(first.servers),
@@ -299,6 +301,7 @@ export function registerGatewayCommands(program: Command, io: CliIO): void {
             await Promise.all(watches.map((w) => w.close()));
             await gateway.close();
             await observers.close();
+            stopDenials();
           },
           gateway.intercept(),
           {

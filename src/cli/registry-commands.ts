@@ -33,6 +33,7 @@ import {
 import { table } from './format.js';
 import type { CliIO } from './io.js';
 import { collect, parseScope, positiveInteger, usage } from './options.js';
+import { type SandboxFlags, withSandboxFlags } from './sandbox-flags.js';
 
 /** `find`, `show`, `outdated`, `update`: servers from an MCP Registry (`add <registry name>` is in `add`). */
 export function registerRegistryCommands(program: Command, io: CliIO): void {
@@ -181,7 +182,7 @@ export function registerRegistryCommands(program: Command, io: CliIO): void {
 }
 
 /** Flags `add` passes when its target is a registry name or a bundle. */
-export interface CatalogAddFlags {
+export interface CatalogAddFlags extends SandboxFlags {
   scope: Scope;
   force?: boolean;
   set: string[];
@@ -217,7 +218,8 @@ export async function addFromCatalog(io: CliIO, target: string, flags: CatalogAd
       `add: "${target}" is neither a registry name (io.github.owner/server) nor a .mcpb bundle; to add a command: mcpkit add <name> -- <command> [args…]`,
     );
   const name = flags.as ?? installed.name;
-  const result = await addServers([{ name, entry: installed.entry }], {
+  const entry = withSandboxFlags(installed.entry, flags);
+  const result = await addServers([{ name, entry }], {
     cwd: io.cwd,
     env: io.env,
     scope: flags.scope,

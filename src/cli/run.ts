@@ -47,6 +47,10 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
     load: async () => (await import('./registry-commands.js')).registerRegistryCommands,
   },
   {
+    commands: ['sandbox'],
+    load: async () => (await import('./sandbox-commands.js')).registerSandboxCommands,
+  },
+  {
     commands: ['dashboard'],
     load: async () => (await import('./dashboard-command.js')).registerDashboardCommand,
   },

@@ -178,6 +178,7 @@ export class ServerConnection implements RequestChannel {
       this.transportFactory?.(attempt) ??
       openTransport(entry, {
         parentEnv: this.ctx.env,
+        server: this.id,
         onStderrLine: (line) => this.ctx.emit('stderr', { server: this.id, line }),
         legacySse: attempt.wire === 'sse',
         auth: this.auth,

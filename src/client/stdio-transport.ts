@@ -1,10 +1,21 @@
+import { resolve } from 'node:path';
 import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import type { SandboxSetting } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { BatchedWriter } from '../internal/batched-writer.js';
 import { spawnProblem } from '../internal/failure-words.js';
 import { LineSplitter, MAX_LINE_LENGTH, type SkippedLine } from '../internal/line-splitter.js';
 import { type GroupChild, groupAlive, spawnGroup, stopGroup } from '../internal/process-group.js';
 import { skippedFrame } from '../internal/skipped-frame.js';
+import {
+  deniedPathIn,
+  prepareSandbox,
+  recordDenial,
+  type SandboxLaunch,
+  type SandboxLaunchOptions,
+  SandboxUnavailableError,
+  setSandboxState,
+} from '../sandbox/index.js';
 
 /** How to start a stdio server. */
 export interface StdioTransportOptions {
@@ -14,6 +25,12 @@ export interface StdioTransportOptions {
   env: Record<string, string>;
   /** Each line the server writes to stderr, as it comes. */
   onStderrLine?: (line: string) => void;
+  /** The server's name, for its sandbox state and denials. */
+  server?: string;
+  /** Run it in an OS sandbox (docs/sandbox.md); `false` or absent: unsandboxed. */
+  sandbox?: SandboxSetting;
+  /** Sandbox knobs of learn and check (everything allowed, strace's log, the network watched). */
+  sandboxOptions?: Partial<SandboxLaunchOptions>;
 }
 
 /** A spawn that failed before the process ran (ENOENT, EACCES, bad cwd). */
@@ -42,6 +59,8 @@ export class StdioTransport implements Transport {
   /** The last lines of stderr, for error messages when the server dies. */
   readonly recentStderr: string[] = [];
   private stderrEnd: Promise<void> = Promise.resolve();
+  /** The sandbox it runs in, while it runs. */
+  sandbox: SandboxLaunch | undefined;
 
   constructor(private readonly options: StdioTransportOptions) {}
 
@@ -72,11 +91,16 @@ export class StdioTransport implements Transport {
   /** Spawns the server; rejects with SpawnError when the process cannot start. */
   async start(): Promise<void> {
     if (this.child) throw new Error('StdioTransport already started');
-    const child = spawnGroup(this.options.command, this.options.args, {
-      env: this.options.env,
+    const launch = await this.sandboxLaunch();
+    const child = spawnGroup(launch?.command ?? this.options.command, launch?.args ?? this.options.args, {
+      env: launch?.env ?? this.options.env,
       ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
     });
     this.child = child;
+    if (launch) {
+      child.once('close', () => void launch.dispose());
+      child.once('error', () => void launch.dispose());
+    }
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
@@ -97,6 +121,42 @@ export class StdioTransport implements Transport {
       if (groupAlive(child)) void stopGroup(child, { stdinGraceMs: 0 });
       this.markClosed();
     });
+  }
+
+  /** The sandbox to start in, when the entry asks for one; throws the one line when there can be none. */
+  private async sandboxLaunch(): Promise<SandboxLaunch | undefined> {
+    const { sandbox, server } = this.options;
+    if (!sandbox) {
+      if (server !== undefined) setSandboxState(server, 'off');
+      return undefined;
+    }
+    const name = server ?? this.options.command;
+    try {
+      this.sandbox = await prepareSandbox({
+        ...this.options.sandboxOptions,
+        setting: sandbox,
+        command: this.options.command,
+        args: this.options.args,
+        cwd: resolve(this.options.cwd ?? process.cwd()),
+        env: this.options.env,
+        onProxyEvent: (event) => {
+          if (event.outcome === 'denied') recordDenial(name, 'host', `${event.host}:${event.port}`);
+          this.options.sandboxOptions?.onProxyEvent?.(event);
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new SpawnError(`cannot prepare the sandbox of "${name}": ${why}`, error);
+      }
+      setSandboxState(name, 'unavailable', error.reason);
+      throw new SpawnError(
+        `sandbox unavailable: ${error.reason}; to run "${name}" unsandboxed on purpose, set "sandbox": false in its entry`,
+        error,
+      );
+    }
+    setSandboxState(name, 'on');
+    return this.sandbox;
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -174,6 +234,10 @@ export class StdioTransport implements Transport {
   }
 
   private stderrLine(line: string): void {
+    if (this.sandbox) {
+      const path = deniedPathIn(line);
+      if (path !== undefined) recordDenial(this.options.server ?? this.options.command, 'path', path);
+    }
     this.recentStderr.push(line);
     if (this.recentStderr.length > 20) this.recentStderr.shift();
     this.options.onStderrLine?.(line);

@@ -17,6 +17,8 @@ export interface OpenTransportOptions {
   legacySse?: boolean;
   /** OAuth for a remote entry: the SDK's provider and the fetch that keeps the token fresh. */
   auth?: RemoteAuth | undefined;
+  /** The server's name (its sandbox state and denials are kept under it). */
+  server?: string;
 }
 
 /** A fresh transport for an (expanded) entry: stdio, Streamable HTTP or legacy SSE. */
@@ -28,6 +30,8 @@ export function openTransport(entry: ServerEntry, options: OpenTransportOptions)
       env: childEnvironment(options.parentEnv, entry.env, entry.inheritEnv === true),
       ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
       ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
+      ...(options.server === undefined ? {} : { server: options.server }),
+      ...(entry.sandbox === undefined ? {} : { sandbox: entry.sandbox }),
     });
   }
   return remoteTransport(entry, options.legacySse === true || entry.type === 'sse', options.auth);

@@ -52,6 +52,8 @@ export {
   parseServerEntry,
   type RemoteServer,
   RemoteServerSchema,
+  type SandboxSetting,
+  SandboxSettingSchema,
   type ServerEntry,
   ServerEntrySchema,
   ServerNameSchema,

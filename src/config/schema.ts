@@ -40,6 +40,37 @@ const commonShape = {
   source: z.looseObject({}).optional(),
 };
 
+const PathListSchema = z.array(z.string().min(1, 'must not be empty'));
+/** A host the sandbox's proxy lets a server reach: `api.github.com`, `*.example.com`, `localhost:8080`. */
+const HostPatternSchema = z
+  .string()
+  .regex(/^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be a host name, "*.domain" or "host:port"');
+
+/**
+ * A stdio server's sandbox (docs/sandbox.md): `true` for the defaults (reads except secrets, writes to its
+ * working directory and a private temp dir, no network), `false` to run it unsandboxed on purpose, or what
+ * to allow beyond the defaults.
+ */
+export const SandboxSettingSchema = z.union([
+  z.boolean(),
+  z.looseObject({
+    filesystem: z
+      .looseObject({
+        /** Paths readable although a default hides them (`~/.aws/config`). */
+        read: PathListSchema.optional(),
+        /** Paths writable beyond the working directory and the private temp dir. */
+        write: PathListSchema.optional(),
+        /** Paths hidden beyond the defaults. */
+        deny: PathListSchema.optional(),
+      })
+      .optional(),
+    network: z.looseObject({ allow: z.array(HostPatternSchema).optional() }).optional(),
+  }),
+]);
+
+/** A server entry's `sandbox` setting. */
+export type SandboxSetting = z.infer<typeof SandboxSettingSchema>;
+
 /** A server started as a child process speaking MCP on stdin/stdout. */
 export const StdioServerSchema = z.looseObject({
   type: z.literal('stdio').optional(),
@@ -49,6 +80,8 @@ export const StdioServerSchema = z.looseObject({
   cwd: z.string().min(1).optional(),
   /** Pass the whole parent environment, not only the safe list (PATH, HOME, proxies, CA, locale…). */
   inheritEnv: z.boolean().optional(),
+  /** Run the server in an OS sandbox (docs/sandbox.md); absent or `false`: unsandboxed. */
+  sandbox: SandboxSettingSchema.optional(),
   /**
    * For gateway replicas (`--session-key`): this server must run once (it keeps state), so replicas do not
    * start it but reach it at this URL, where one process serves it (docs/scale-out.md).

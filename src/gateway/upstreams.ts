@@ -12,6 +12,7 @@ import {
 } from '../client/index.js';
 import { runsMcpkitGateway, transportOf } from '../config/index.js';
 import { PACKAGE_VERSION } from '../internal/package-version.js';
+import { type SandboxStatus, sandboxStatus } from '../sandbox/index.js';
 import type { CatalogSource } from './catalog.js';
 
 /** One upstream as `gateway_status` shows it. */
@@ -25,6 +26,14 @@ export interface UpstreamStatus {
   lastError?: string;
   /** When the next restart is due (ISO time), while restarting. */
   nextRestartAt?: string;
+  /** A stdio server's sandbox once it was started: on, off or unavailable, and its last denials. */
+  sandbox?: SandboxStatus;
+}
+
+/** A stdio server's sandbox status, as a part of its {@link UpstreamStatus}. */
+function sandboxOf(name: string, transport: string): { sandbox?: SandboxStatus } {
+  const sandbox = transport === 'stdio' ? sandboxStatus(name) : undefined;
+  return sandbox ? { sandbox } : {};
 }
 
 /** Options for {@link Upstreams.start}. */
@@ -237,6 +246,7 @@ export class Upstreams extends EventEmitter<UpstreamsEventMap> {
         transport: transportOf(entry),
         ...(connection?.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
         restarts: health.restarts,
+        ...sandboxOf(name, transportOf(entry)),
         ...(health.lastError ? { lastError: health.lastError } : {}),
         ...(health.timer && health.nextRestartAt
           ? { nextRestartAt: new Date(health.nextRestartAt).toISOString() }

@@ -90,6 +90,8 @@ describe('mcpkit doctor', () => {
       `  !!  notes: "notes" means different servers in different places (Claude Desktop: mcpkit-doctor-notes; mcpkit: ${notes} --other); fix: make them the same (mcpkit import, then mcpkit export <client> --write) or rename one`,
       '',
       '7 problems in 5 servers.',
+      // An offer, not a problem: mcpkit's own stdio server may run sandboxed (the gateway entry is not offered).
+      'Sandbox: mcpkit runs 1 stdio server with all your rights (notes); to run it in a sandbox: mcpkit sandbox on --all (docs/sandbox.md)',
       '',
     ]);
     expect(r.stdout).not.toContain(TOKEN);

@@ -35,6 +35,8 @@ const ENGINES = {
   chromium: { name: 'Chromium', found: () => existsSync(chromiumPath()), apt: 'chromium' },
   git: { name: 'git', found: () => onPath('git'), apt: 'git' },
   jq: { name: 'jq', found: () => onPath('jq'), apt: 'jq' },
+  bwrap: { name: 'bubblewrap (bwrap)', found: () => onPath('bwrap'), apt: 'bubblewrap' },
+  strace: { name: 'strace', found: () => onPath('strace'), apt: 'strace' },
 } as const;
 
 /** A program some tests need. */

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { codexFormat } from './codex.js';
 import { isRecord, jsonClient, serversAt } from './json-family.js';
 import { appDataDir, claudeCodePaths, vscodeUserDir } from './locations.js';
+import { withFileSandbox } from './sandbox-keys.js';
 import {
   CLIENT_IDS,
   type ClientContext,
@@ -110,6 +111,8 @@ const vscode = jsonClient({
   disabled: false,
   toolFilters: false,
   variables: 'env-colon',
+  sandbox: 'vscode',
+  readServers: (doc) => ({ servers: withFileSandbox(doc, serversAt(doc, ['servers'])), notes: [] }),
 });
 
 const gemini = jsonClient({

@@ -67,6 +67,8 @@ function fromNative(value: unknown): Conversion<Record<string, unknown>> {
     }
     if (Object.keys(merged).length > 0) entry.env = merged;
     if (cwd !== undefined) entry.cwd = cwd;
+    // mcpkit's own key (sandbox-keys.ts): Codex ignores it, mcpkit reads it back.
+    if (value.sandbox !== undefined) entry.sandbox = value.sandbox;
   }
   const seconds = (v: unknown) => (typeof v === 'number' ? Math.round(v * 1000) : v);
   if (startup_timeout_sec !== undefined) entry.startupTimeout = seconds(startup_timeout_sec);
@@ -96,6 +98,7 @@ const KNOWN_KEYS = new Set([
   'enabled',
   'enabled_tools',
   'disabled_tools',
+  'sandbox',
 ]);
 
 function toNative(entry: ServerEntry): Conversion<Record<string, unknown>> {
@@ -119,6 +122,7 @@ function toNative(entry: ServerEntry): Conversion<Record<string, unknown>> {
     if (Object.keys(env).length > 0) out.env = env;
     if (passThrough.length > 0) out.env_vars = passThrough;
     if (entry.cwd !== undefined) out.cwd = literal(entry.cwd, 'cwd');
+    if (entry.sandbox !== undefined) out.sandbox = entry.sandbox;
   } else {
     if (entry.type === 'sse') return { notes: ['Codex speaks Streamable HTTP only, not SSE; not exported'] };
     out.url = literal(entry.url, 'url');

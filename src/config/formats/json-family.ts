@@ -1,5 +1,16 @@
 import { isStdioServer, type ServerEntry, type TransportKind, transportOf } from '../schema.js';
-import type { ClientContext, ClientFormat, ClientId, Conversion, NativeServer } from './types.js';
+
+export { isRecord } from './types.js';
+
+import { exportSandbox, importSandbox, type SandboxKeyStyle } from './sandbox-keys.js';
+import {
+  type ClientContext,
+  type ClientFormat,
+  type ClientId,
+  type Conversion,
+  isRecord,
+  type NativeServer,
+} from './types.js';
 import { exportVariables, importVariables, type VariableStyle } from './variable-syntax.js';
 
 /**
@@ -28,6 +39,8 @@ export interface JsonClientSpec {
   disabled: boolean;
   toolFilters: boolean;
   variables: VariableStyle;
+  /** How a stdio entry's sandbox is written: VS Code's `sandboxEnabled`, else mcpkit's own `sandbox` key. */
+  sandbox?: SandboxKeyStyle;
   /** See {@link ClientFormat.entryPath}. */
   entryPath?(doc: Record<string, unknown>, ctx: ClientContext, name: string): readonly string[];
   /** See {@link ClientFormat.readsProjectFile}. */
@@ -107,6 +120,8 @@ function fromNative(spec: JsonClientSpec, value: unknown): Conversion<Record<str
     if (env !== undefined) entry.env = strMap(env, 'env');
     const cwd = take('cwd');
     if (cwd !== undefined) entry.cwd = str(cwd, 'cwd');
+    const sandbox = importSandbox(spec.sandbox ?? 'mcpkit', take, notes);
+    if (sandbox !== undefined) entry.sandbox = sandbox;
   } else {
     entry.type = transport;
     entry.url = str(url, 'url');
@@ -154,6 +169,7 @@ function toNative(spec: JsonClientSpec, entry: ServerEntry): Conversion<Record<s
       if (spec.cwd) out.cwd = str(entry.cwd, 'cwd');
       else notes.push(`cwd "${entry.cwd}" dropped: ${spec.label} has no working-directory setting`);
     }
+    Object.assign(out, exportSandbox(spec.sandbox ?? 'mcpkit', entry.sandbox));
   } else {
     const urlKey = spec.exportUrlKey[transport as 'http' | 'sse'];
     if (!urlKey)
@@ -176,9 +192,4 @@ function toNative(spec: JsonClientSpec, entry: ServerEntry): Conversion<Record<s
     else notes.push(`${key} dropped: ${spec.label} cannot filter a server's tools in its config`);
   }
   return { value: out, notes };
-}
-
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

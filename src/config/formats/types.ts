@@ -68,3 +68,8 @@ export interface ClientFormat {
    */
   readsProjectFile?: boolean;
 }
+
+/** A plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
