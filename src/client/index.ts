@@ -39,6 +39,17 @@ export type {
   ServerHandle,
   ServerStatus,
 } from './server-handle.js';
+export {
+  type DirectoryResource,
+  type ServerSkills,
+  SKILLS_EXTENSION_ID,
+  type Skill,
+  type SkillAnswer,
+  type SkillCacheScope,
+  type SkillDirectory,
+  type SkillFile,
+  type SkillListing,
+} from './skills.js';
 export { ServerStartError } from './start-failure.js';
 export {
   filterTools,

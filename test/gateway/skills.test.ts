@@ -1,0 +1,47 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { SkillsClient, SkillVerificationError } from '@modelcontextprotocol/client/ext/skills';
+import { describe, expect, it } from 'vitest';
+import type { GatewayOptions } from '../../src/gateway/index.js';
+import { skillsUpstream } from '../helpers/extension-servers.js';
+import { clientOf, eventually, gatewayOf, textOf } from '../helpers/gateway.js';
+
+// Skills (SEP-2640) through the gateway: two upstreams built on the SDK v2's skills extension, one on each
+// era, both serving `skill://pdf/SKILL.md`. The SDK v2's own SkillsClient reads them through the gateway.
+
+async function skillsThrough(options: Partial<GatewayOptions> = {}, env: Record<string, string> = {}) {
+  const { gateway } = await gatewayOf([skillsUpstream('alpha', env), skillsUpstream('beta')], options);
+  const connected = await clientOf(gateway);
+  return { gateway, connected, skills: new SkillsClient(connected.client as Client) };
+}
+
+describe('skills through the gateway', () => {
+  it("declares the extension and lists both upstreams' skills under namespaced URIs", async () => {
+    const { connected, skills } = await skillsThrough();
+    expect(connected.client.getServerCapabilities()?.extensions).toMatchObject({
+      'io.modelcontextprotocol/skills': { directoryRead: true },
+    });
+    const { skills: listed, invalid } = await skills.list();
+    expect(invalid).toEqual([]);
+    expect(listed.map((s) => [s.uri, s.frontmatter.description])).toEqual([
+      ['skill://alpha/pdf/SKILL.md', 'Fills PDF forms (alpha).'],
+      ['skill://beta/pdf/SKILL.md', 'Reads PDF text (beta).'],
+      ['skill://beta/review/SKILL.md', 'Reviews a change.'],
+    ]);
+    const alphaPdf = listed[0];
+    if (!alphaPdf) throw new Error('no skill');
+    expect(alphaPdf.resources).toHaveLength(3);
+    const guide = await skills.read(alphaPdf, 'references/GUIDE.md');
+    expect(guide).toMatchObject({ uri: 'skill://alpha/pdf/references/GUIDE.md', verified: true });
+    expect(guide.text).toBe('# Guide\n\nFields are named in the form.\n');
+    const manifest = await skills.read(listed[1] as (typeof listed)[number]);
+    expect(manifest.body).toContain('# PDF reading');
+    const got = await skills.get('skill://beta/review/SKILL.md');
+    expect(got.skill.resources).toEqual([expect.objectContaining({ uri: 'skill://beta/review/SKILL.md' })]);
+    const directory = await skills.readDirectory('skill://alpha/pdf');
+    expect(directory.resources.map((r) => r.uri)).toEqual([
+      'skill://alpha/pdf/SKILL.md',
+      'skill://alpha/pdf/references',
+      'skill://alpha/pdf/scripts',
+    ]);
+  }, 30_000);
+});
