@@ -40,6 +40,15 @@ export type {
   ServerStatus,
 } from './server-handle.js';
 export {
+  type InstalledSkill,
+  type InstallSkillOptions,
+  installSkill,
+  type ReadSkill,
+  readSkill,
+  skillFilePath,
+} from './skill-install.js';
+export {
+  canonicalUri,
   type DirectoryResource,
   type ServerSkills,
   SKILLS_EXTENSION_ID,

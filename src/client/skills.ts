@@ -13,6 +13,15 @@ import type { RequestOptions } from './server-handle.js';
 export type { DirectoryResource, Skill, SkillCacheScope, SkillFile, SkillListing };
 export { SKILLS_EXTENSION_ID };
 
+/** The WHATWG spelling of a URI (`..` resolved, escapes normalised), as the Skills extension compares them. */
+export function canonicalUri(uri: string): string {
+  try {
+    return new URL(uri).href;
+  } catch {
+    return uri;
+  }
+}
+
 /** A `skills/get` answer: the entry, with its 2026-07-28 caching hints. */
 export interface SkillAnswer {
   skill: Skill;

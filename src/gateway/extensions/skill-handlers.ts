@@ -6,12 +6,12 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { SKILLS_EXTENSION_ID } from '../../client/index.js';
+import { canonicalUri, SKILLS_EXTENSION_ID } from '../../client/index.js';
 import { pageOf } from '../../serve/index.js';
 import type { Catalog } from '../catalog.js';
 import type { Downstream } from '../downstream.js';
 import type { Upstreams } from '../upstreams.js';
-import { type CacheHint, canonicalUri, exposedSkill } from './skills.js';
+import { type CacheHint, exposedSkill } from './skills.js';
 import { exposedUri, exposedUris, upstreamUri } from './uris.js';
 
 /** What the extensions' handlers need from their gateway (a part of the proxy handlers' host). */

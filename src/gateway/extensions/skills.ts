@@ -1,4 +1,4 @@
-import type { ServerHandle, Skill, SkillCacheScope } from '../../client/index.js';
+import { canonicalUri, type ServerHandle, type Skill, type SkillCacheScope } from '../../client/index.js';
 import { exposedUri, schemeOf, type UriRoutes } from './uris.js';
 
 /** A skill as the gateway lists it: its entry under exposed URIs, and where it comes from. */
@@ -53,15 +53,6 @@ export async function upstreamSkills(connection: ServerHandle): Promise<Upstream
     directoryRead: skills.directoryRead,
     schemes,
   };
-}
-
-/** The canonical spelling of a URI (as the extension compares them), or the URI itself. */
-export function canonicalUri(uri: string): string {
-  try {
-    return new URL(uri).href;
-  } catch {
-    return uri;
-  }
 }
 
 /** An upstream's skill entry with its URIs (its `SKILL.md`, each file) exposed. */
