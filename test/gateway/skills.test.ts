@@ -44,4 +44,42 @@ describe('skills through the gateway', () => {
       'skill://alpha/pdf/scripts',
     ]);
   }, 30_000);
+
+  it('passes a changed listing on: a skill added upstream is listed after resources/list_changed', async () => {
+    const { connected, skills } = await skillsThrough();
+    expect((await skills.list()).skills).toHaveLength(3);
+    const added = await connected.client.callTool({ name: 'beta__add-skill', arguments: {} });
+    expect(textOf(added)).toContain('"listChanged":true');
+    await eventually(
+      'resources/list_changed from the gateway',
+      () =>
+        connected.notifications.some((n) => n.method === 'notifications/resources/list_changed') || undefined,
+    );
+    const uris = await eventually('the added skill listed', async () => {
+      const listed = (await skills.list()).skills.map((s) => s.uri);
+      return listed.includes('skill://beta/extra/SKILL.md') ? listed : undefined;
+    });
+    expect(uris).toHaveLength(4);
+  }, 30_000);
+
+  it('serves a profile only the skills of its servers', async () => {
+    const { skills } = await skillsThrough({ profiles: { b: { servers: ['beta'] } }, profile: 'b' });
+    expect((await skills.list()).skills.map((s) => s.uri)).toEqual([
+      'skill://beta/pdf/SKILL.md',
+      'skill://beta/review/SKILL.md',
+    ]);
+    await expect(skills.get('skill://alpha/pdf/SKILL.md')).rejects.toThrow(
+      'No skill is served at skill://alpha/pdf/SKILL.md',
+    );
+  }, 30_000);
+
+  it("hands the client the upstream's bytes: a file changed after its digest was published fails verification", async () => {
+    const { skills } = await skillsThrough({}, { SKILLS_TAMPER: '1' });
+    const [pdf] = (await skills.list()).skills;
+    if (!pdf) throw new Error('no skill');
+    expect(pdf.uri).toBe('skill://alpha/pdf/SKILL.md');
+    const failed = await skills.read(pdf, 'references/GUIDE.md').catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(SkillVerificationError);
+    expect((failed as SkillVerificationError).reason).toBe('size');
+  }, 30_000);
 });
