@@ -18,3 +18,15 @@ export function skillsServer(set: 'alpha' | 'beta', env: Record<string, string> 
 export function skillsUpstream(set: 'alpha' | 'beta', env: Record<string, string> = {}): RuntimeServerConfig {
   return { name: set, entry: skillsServer(set, env) };
 }
+
+/** The MCP Apps fixture (`servers/app-server.mjs`, on ext-apps) as an upstream named `name`. */
+export function appUpstream(name: string, era: 'modern' | 'legacy'): RuntimeServerConfig {
+  return {
+    name,
+    entry: {
+      command: process.execPath,
+      args: [fixture('servers/app-server.mjs')],
+      env: { APP_NAME: name, APP_ERA: era },
+    },
+  };
+}
