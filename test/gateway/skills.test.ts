@@ -1,7 +1,8 @@
-import type { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient, SkillVerificationError } from '@modelcontextprotocol/client/ext/skills';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { GatewayOptions } from '../../src/gateway/index.js';
+import { createHttpHandler } from '../../src/serve/index.js';
 import { skillsUpstream } from '../helpers/extension-servers.js';
 import { clientOf, eventually, gatewayOf, textOf } from '../helpers/gateway.js';
 
@@ -11,7 +12,7 @@ import { clientOf, eventually, gatewayOf, textOf } from '../helpers/gateway.js';
 async function skillsThrough(options: Partial<GatewayOptions> = {}, env: Record<string, string> = {}) {
   const { gateway } = await gatewayOf([skillsUpstream('alpha', env), skillsUpstream('beta')], options);
   const connected = await clientOf(gateway);
-  return { gateway, connected, skills: new SkillsClient(connected.client as Client) };
+  return { gateway, connected, skills: new SkillsClient(connected.client) };
 }
 
 describe('skills through the gateway', () => {
@@ -81,5 +82,31 @@ describe('skills through the gateway', () => {
     const failed = await skills.read(pdf, 'references/GUIDE.md').catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(SkillVerificationError);
     expect((failed as SkillVerificationError).reason).toBe('size');
+  }, 30_000);
+
+  it('serves a 2026-07-28 client over HTTP (stateless): listing with hints, skills/get, a verified read', async () => {
+    const { gateway } = await gatewayOf([skillsUpstream('alpha', { SKILLS_TTL: '60000' })]);
+    const http = createHttpHandler(gateway.factory, { intercept: gateway.intercept() });
+    onTestFinished(() => http.close());
+    const client = new Client({ name: 'modern', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
+        fetch: (url, init) => http.request(new Request(url, init)),
+      }),
+    );
+    onTestFinished(() => client.close());
+    expect(client.getProtocolEra()).toBe('modern');
+    const skills = new SkillsClient(client);
+    const listed = await skills.list();
+    expect([listed.skills.map((s) => s.uri), listed.ttlMs, listed.cacheScope]).toEqual([
+      ['skill://alpha/pdf/SKILL.md'],
+      60_000,
+      'public',
+    ]);
+    const { skill } = await skills.get('skill://alpha/pdf/SKILL.md');
+    expect((await skills.read(skill, 'references/GUIDE.md')).verified).toBe(true);
+    expect((await skills.readDirectory('skill://alpha/pdf/references')).resources.map((r) => r.uri)).toEqual([
+      'skill://alpha/pdf/references/GUIDE.md',
+    ]);
   }, 30_000);
 });
