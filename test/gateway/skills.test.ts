@@ -46,22 +46,30 @@ describe('skills through the gateway', () => {
     ]);
   }, 30_000);
 
-  it('passes a changed listing on: a skill added upstream is listed after resources/list_changed', async () => {
-    const { connected, skills } = await skillsThrough();
-    expect((await skills.list()).skills).toHaveLength(3);
-    const added = await connected.client.callTool({ name: 'beta__add-skill', arguments: {} });
-    expect(textOf(added)).toContain('"listChanged":true');
-    await eventually(
-      'resources/list_changed from the gateway',
-      () =>
-        connected.notifications.some((n) => n.method === 'notifications/resources/list_changed') || undefined,
-    );
-    const uris = await eventually('the added skill listed', async () => {
-      const listed = (await skills.list()).skills.map((s) => s.uri);
-      return listed.includes('skill://beta/extra/SKILL.md') ? listed : undefined;
-    });
-    expect(uris).toHaveLength(4);
-  }, 30_000);
+  it.each([
+    ['alpha', '2026-07-28'],
+    ['beta', '2025'],
+  ])(
+    'passes a changed listing on: a skill added on %s (%s) is listed after resources/list_changed',
+    async (server) => {
+      const { connected, skills } = await skillsThrough();
+      expect((await skills.list()).skills).toHaveLength(3);
+      const added = await connected.client.callTool({ name: `${server}__add-skill`, arguments: {} });
+      expect(textOf(added)).toContain('"listChanged":true');
+      await eventually(
+        'resources/list_changed from the gateway',
+        () =>
+          connected.notifications.some((n) => n.method === 'notifications/resources/list_changed') ||
+          undefined,
+      );
+      const uris = await eventually('the added skill listed', async () => {
+        const listed = (await skills.list()).skills.map((s) => s.uri);
+        return listed.includes(`skill://${server}/extra/SKILL.md`) ? listed : undefined;
+      });
+      expect(uris).toHaveLength(4);
+    },
+    30_000,
+  );
 
   it('serves a profile only the skills of its servers', async () => {
     const { skills } = await skillsThrough({ profiles: { b: { servers: ['beta'] } }, profile: 'b' });
