@@ -1,10 +1,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient, SkillVerificationError } from '@modelcontextprotocol/client/ext/skills';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import type { RuntimeServerConfig } from '../../src/client/index.js';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { createHttpHandler } from '../../src/serve/index.js';
 import { skillsUpstream } from '../helpers/extension-servers.js';
-import { clientOf, eventually, gatewayOf, textOf } from '../helpers/gateway.js';
+import { clientOf, eventually, gatewayOf, startGateway, textOf } from '../helpers/gateway.js';
 
 // Skills (SEP-2640) through the gateway: two upstreams built on the SDK v2's skills extension, one on each
 // era, both serving `skill://pdf/SKILL.md`. The SDK v2's own SkillsClient reads them through the gateway.
@@ -117,4 +118,21 @@ describe('skills through the gateway', () => {
       'skill://alpha/pdf/references/GUIDE.md',
     ]);
   }, 30_000);
+
+  it("takes an entry's own prefix for its URIs; with --prefix none keeps them, and two servers' same URI is a clash", async () => {
+    const alpha = skillsUpstream('alpha');
+    const { skills } = await skillsThrough2([{ ...alpha, entry: { ...alpha.entry, prefix: 'a1' } }]);
+    expect((await skills.list()).skills.map((s) => s.uri)).toEqual(['skill://a1/pdf/SKILL.md']);
+    const plain = await skillsThrough2([skillsUpstream('beta')], { prefix: 'none' });
+    const review = await plain.skills.get('skill://review/SKILL.md');
+    expect((await plain.skills.read(review.skill)).verified).toBe(true);
+    await expect(
+      startGateway([skillsUpstream('alpha'), skillsUpstream('beta')], { prefix: 'none' }),
+    ).rejects.toThrow('skill "skill://pdf/SKILL.md" of beta clashes with alpha\'s');
+  }, 30_000);
 });
+
+async function skillsThrough2(servers: RuntimeServerConfig[], options: Partial<GatewayOptions> = {}) {
+  const { gateway } = await gatewayOf(servers, options);
+  return { skills: new SkillsClient((await clientOf(gateway)).client) };
+}
