@@ -8,10 +8,12 @@ import {
   type SkillListing,
   SkillsClient,
 } from '@modelcontextprotocol/client/ext/skills';
-import type { RequestOptions } from './server-handle.js';
 
 export type { DirectoryResource, Skill, SkillCacheScope, SkillFile, SkillListing };
 export { SKILLS_EXTENSION_ID };
+
+/** Options of a skills request: `RequestOptions` of `server-handle.ts`, restated (that file imports this one). */
+type RequestOptions = { signal?: AbortSignal };
 
 /** The WHATWG spelling of a URI (`..` resolved, escapes normalised), as the Skills extension compares them. */
 export function canonicalUri(uri: string): string {
