@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { installSkill, readSkill, SKILLS_EXTENSION_ID } from '../client/index.js';
+import { McpkitError } from '../errors/index.js';
 import { count } from './format.js';
 import type { CliIO } from './io.js';
 import { usage } from './options.js';
@@ -72,6 +73,12 @@ export function registerSkillsCommands(
       if (opts.force && opts.install === undefined) usage('skill: --force goes with --install <dir>');
       await withRuntime(io, await resolveTargets(io, server, adhoc), 'fail-fast', async (runtime, signal) => {
         const s = only(runtime);
+        if (!s.skills.supported)
+          throw new McpkitError(
+            'REQUEST_FAILED',
+            `server "${s.id}" serves no skills (it does not declare the ${SKILLS_EXTENSION_ID} extension)`,
+            { server: s.id },
+          );
         if (opts.install !== undefined) {
           const dir = resolve(io.cwd, opts.install);
           const done = await request(s, `skill ${uri}`, () =>

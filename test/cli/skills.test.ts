@@ -42,6 +42,12 @@ describe('mcpkit skills / skill against a server', () => {
     expect(r.stdout).toBe(
       'plain: serves no skills (it does not declare the io.modelcontextprotocol/skills extension)\n',
     );
+    const one = await runInProcess(workspace, ['skill', 'plain', 'skill://pdf/SKILL.md']);
+    expect([one.code, one.stdout, one.stderr]).toEqual([
+      1,
+      '',
+      'mcpkit: server "plain" serves no skills (it does not declare the io.modelcontextprotocol/skills extension)\n',
+    ]);
   }, 30_000);
 
   it('prints SKILL.md and then each file, every digest checked', async ({ workspace }) => {
@@ -71,6 +77,11 @@ describe('mcpkit skills / skill against a server', () => {
         '',
       ].join('\n'),
     );
+    const unknown = await runInProcess(workspace, ['skill', 'alpha', 'skill://nope/SKILL.md']);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      'mcpkit: server "alpha" refused skill skill://nope/SKILL.md: No skill is served at skill://nope/SKILL.md (-32602)\n',
+    ]);
   }, 30_000);
 
   it('--install writes <dir>/<name>/ as Claude Code reads skills, and refuses a second time without --force', async ({
