@@ -9,7 +9,7 @@ import { canonicalUri, type ServerSkills, type Skill, type SkillFile } from './s
 /** What {@link readSkill} and {@link installSkill} found: the entry, and each file as read and verified. */
 export interface ReadSkill {
   skill: Skill;
-  /** `SKILL.md` first, then the other files in the entry's order; `path` is relative to the skill's folder. */
+  /** `SKILL.md` first, then the other files in the entry's order; `path` relative to the skill's folder. */
   files: (SkillFile & { path: string })[];
 }
 
@@ -78,9 +78,10 @@ export async function readSkill(
       files.push({ ...read, path: paths[index] as string });
     } catch (error) {
       if (!(error instanceof SkillVerificationError)) throw error;
+      const said = error.message.split('\n')[0];
       throw new McpkitError(
         'REQUEST_FAILED',
-        `skill "${skill.uri}" failed verification (${error.reason}): ${error.message.split('\n')[0]}; nothing was written`,
+        `skill "${skill.uri}" failed verification (${error.reason}): ${said}; nothing was written`,
         { cause: error },
       );
     }

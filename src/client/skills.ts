@@ -12,10 +12,10 @@ import {
 export type { DirectoryResource, Skill, SkillCacheScope, SkillFile, SkillListing };
 export { SKILLS_EXTENSION_ID };
 
-/** Options of a skills request: `RequestOptions` of `server-handle.ts`, restated (that file imports this one). */
+/** A skills request's options: `RequestOptions` of `server-handle.ts`, restated (it imports this file). */
 type RequestOptions = { signal?: AbortSignal };
 
-/** The WHATWG spelling of a URI (`..` resolved, escapes normalised), as the Skills extension compares them. */
+/** The WHATWG spelling of a URI (`..` resolved, escapes normalised), as the Skills extension compares. */
 export function canonicalUri(uri: string): string {
   try {
     return new URL(uri).href;
@@ -68,7 +68,7 @@ export interface SkillsChannel {
   timeoutMs(): number;
 }
 
-/** The {@link ServerSkills} of one connection (a `SkillsClient` per SDK client: a reconnect makes a new one). */
+/** The {@link ServerSkills} of one connection (a `SkillsClient` per SDK client: a reconnect makes one). */
 export function serverSkills(channel: SkillsChannel): ServerSkills {
   const made = new WeakMap<Client, SkillsClient>();
   const of = (client: Client) => {

@@ -35,7 +35,8 @@ export function profileFilter(profile: Profile): ProfileFilter {
 
 /**
  * What one profile of the gateway serves: its tools and skills of the catalog (and the hidden tools among
- * them, so pins speak of its tools only); prompts and resources are the whole catalog's. Worked out once per catalog.
+ * them, so pins speak of its tools only); prompts and resources are the whole catalog's. Worked out once per
+ * catalog.
  */
 export class ProfileView {
   private last: { from: Catalog; view: Catalog } | undefined;

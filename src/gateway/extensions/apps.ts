@@ -8,7 +8,7 @@
 export const UI_META_KEY = 'ui';
 export const LEGACY_RESOURCE_URI_META_KEY = 'ui/resourceUri';
 
-/** A tool's `_meta` with the page it names (under either key) rewritten; the same object when it names none. */
+/** A tool's `_meta` with the page it names (either key) rewritten; the same object when it names none. */
 export function exposedToolMeta(
   meta: Record<string, unknown> | undefined,
   rewrite: (uri: string) => string,

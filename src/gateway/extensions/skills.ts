@@ -23,7 +23,7 @@ export interface CatalogSkills {
   skills: ExposedSkill[];
   /** Exposed `SKILL.md` URI (canonical) → skill. */
   byUri: Map<string, ExposedSkill>;
-  /** The least any upstream allows: the shortest `ttlMs`, `private` if any is (a 2025 upstream gives none: 0). */
+  /** The least any upstream allows: shortest `ttlMs`, `private` if any is (a 2025 upstream gives none: 0). */
   hint: CacheHint | undefined;
   /** Servers that serve `resources/directory/read`. */
   directoryRead: Set<string>;
@@ -40,7 +40,7 @@ export interface UpstreamSkills {
   schemes: Set<string>;
 }
 
-/** Lists an upstream's skills (every page; entries that break the rules are left out); undefined without them. */
+/** An upstream's skills (every page; entries that break the rules left out); undefined without them. */
 export async function upstreamSkills(connection: ServerHandle): Promise<UpstreamSkills | undefined> {
   const skills = connection.skills;
   if (!skills?.supported) return undefined;
