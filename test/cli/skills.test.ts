@@ -121,7 +121,9 @@ describe('mcpkit skills / skill against a server', () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n')).toHaveLength(2);
-    expect(r.stderr).toMatch(/^mcpkit: .*skill:\/\/pdf\/references\/GUIDE\.md.*; nothing was written\n$/u);
+    expect(r.stderr).toMatch(
+      /^mcpkit: skill "skill:\/\/pdf\/SKILL\.md" failed verification \(digest\): skill:\/\/pdf\/references\/GUIDE\.md has digest sha256:[0-9a-f]{64}; the skill entry lists sha256:67ecfbf2[0-9a-f]{56}; nothing was written\n$/u,
+    );
     expect(await readdir(dir)).toEqual([]);
   }, 30_000);
 });

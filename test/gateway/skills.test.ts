@@ -90,7 +90,7 @@ describe('skills through the gateway', () => {
     expect(pdf.uri).toBe('skill://alpha/pdf/SKILL.md');
     const failed = await skills.read(pdf, 'references/GUIDE.md').catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(SkillVerificationError);
-    expect((failed as SkillVerificationError).reason).toBe('size');
+    expect((failed as SkillVerificationError).reason).toBe('digest');
   }, 30_000);
 
   it('serves a 2026-07-28 client over HTTP (stateless): listing with hints, skills/get, a verified read', async () => {
