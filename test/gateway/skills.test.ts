@@ -1,7 +1,10 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient, SkillVerificationError } from '@modelcontextprotocol/client/ext/skills';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { RuntimeServerConfig } from '../../src/client/index.js';
+import { installSkill, Runtime, type RuntimeServerConfig } from '../../src/client/index.js';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { createHttpHandler } from '../../src/serve/index.js';
 import { skillsUpstream } from '../helpers/extension-servers.js';
@@ -129,6 +132,36 @@ describe('skills through the gateway', () => {
     await expect(
       startGateway([skillsUpstream('alpha'), skillsUpstream('beta')], { prefix: 'none' }),
     ).rejects.toThrow('skill "skill://pdf/SKILL.md" of beta clashes with alpha\'s');
+  }, 30_000);
+
+  it('the Runtime lists, gets and installs a skill through the gateway (its files verified on the way)', async () => {
+    const { gateway } = await gatewayOf([skillsUpstream('alpha'), skillsUpstream('beta')]);
+    const runtime = await Runtime.create({
+      servers: [
+        {
+          name: 'gw',
+          entry: { command: 'in-process' },
+          transport: () => {
+            const [client, server] = InMemoryTransport.createLinkedPair();
+            void Promise.resolve(gateway.factory({ era: 'legacy' })).then((s) => s.connect(server));
+            return client;
+          },
+        },
+      ],
+    });
+    onTestFinished(() => runtime.close());
+    const skills = runtime.server('gw').skills;
+    expect(skills.supported).toBe(true);
+    expect((await skills.list()).skills.map((s) => s.frontmatter.name)).toEqual(['pdf', 'pdf', 'review']);
+    const dir = await mkdtemp(join(tmpdir(), 'mcpkit-skills-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const installed = await installSkill(skills, 'skill://alpha/pdf/SKILL.md', dir);
+    expect(installed.files.map((f) => [f.path, f.verified])).toEqual([
+      ['SKILL.md', true],
+      ['references/GUIDE.md', true],
+      ['scripts/fill.py', true],
+    ]);
+    expect(await readFile(join(dir, 'pdf', 'scripts', 'fill.py'), 'utf8')).toBe('print("filled")\n');
   }, 30_000);
 });
 
