@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient, SkillVerificationError } from '@modelcontextprotocol/client/ext/skills';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import * as z from 'zod';
 import { installSkill, Runtime, type RuntimeServerConfig } from '../../src/client/index.js';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { createHttpHandler } from '../../src/serve/index.js';
@@ -162,6 +163,19 @@ describe('skills through the gateway', () => {
       ['scripts/fill.py', true],
     ]);
     expect(await readFile(join(dir, 'pdf', 'scripts', 'fill.py'), 'utf8')).toBe('print("filled")\n');
+  }, 30_000);
+
+  it('pages skills/list (100 a page) over the union of upstreams that page their own', async () => {
+    const { connected, skills } = await skillsThrough({}, { SKILLS_MANY: '150' });
+    const page = z.looseObject({ skills: z.array(z.unknown()), nextCursor: z.string().optional() });
+    const first = await connected.client.request({ method: 'skills/list', params: {} }, page);
+    expect(first.skills).toHaveLength(100);
+    const second = await connected.client.request(
+      { method: 'skills/list', params: { cursor: first.nextCursor } },
+      page,
+    );
+    expect([second.skills.length, second.nextCursor]).toEqual([53, undefined]);
+    expect((await skills.list()).skills).toHaveLength(153);
   }, 30_000);
 });
 
