@@ -77,6 +77,18 @@ describe('mcpkit skills / skill against a server', () => {
         '',
       ].join('\n'),
     );
+    const json = JSON.parse(
+      (await runInProcess(workspace, ['skill', 'alpha', 'skill://pdf/SKILL.md', '--json'])).stdout,
+    );
+    expect(json.skill.uri).toBe('skill://pdf/SKILL.md');
+    expect(json.files[1]).toEqual({
+      path: 'references/GUIDE.md',
+      uri: 'skill://pdf/references/GUIDE.md',
+      mimeType: 'text/markdown',
+      size: 39,
+      verified: true,
+      text: '# Guide\n\nFields are named in the form.\n',
+    });
     const unknown = await runInProcess(workspace, ['skill', 'alpha', 'skill://nope/SKILL.md']);
     expect([unknown.code, unknown.stderr]).toEqual([
       1,
