@@ -118,6 +118,8 @@ describe('skills through the gateway', () => {
     ]);
     const { skill } = await skills.get('skill://alpha/pdf/SKILL.md');
     expect((await skills.read(skill, 'references/GUIDE.md')).verified).toBe(true);
+    const file = await client.readResource({ uri: 'skill://alpha/pdf/references/GUIDE.md' });
+    expect([file.ttlMs, file.cacheScope]).toEqual([60_000, 'public']);
     expect((await skills.readDirectory('skill://alpha/pdf/references')).resources.map((r) => r.uri)).toEqual([
       'skill://alpha/pdf/references/GUIDE.md',
     ]);
