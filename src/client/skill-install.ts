@@ -52,15 +52,19 @@ export function skillFilePath(skill: Skill, uri: string): string {
 }
 
 /**
- * Reads a skill whole: its entry (`skills/get`) and every file it lists, each checked against the entry's
- * size and SHA-256 digest (and `SKILL.md` against its frontmatter). A file that fails is a one-line error.
+ * Reads a skill whole: its entry (from `skills/list`, else `skills/get`) and every file it lists, each
+ * checked against the entry's size and SHA-256 digest (and `SKILL.md` against its frontmatter), `SKILL.md`
+ * first: a file that fails is a one-line error, and nothing after it is read.
  */
 export async function readSkill(
   skills: ServerSkills,
   uri: string,
   options: RequestOptions = {},
 ): Promise<ReadSkill> {
-  const { skill } = await skills.get(uri, options);
+  // The entry as the listing has it (what a host holds before it loads a skill); `skills/get` for one not listed.
+  const key = canonicalUri(uri);
+  const held = (await skills.list(options)).skills.find((entry) => canonicalUri(entry.uri) === key);
+  const skill = held ?? (await skills.get(uri, options)).skill;
   if (skill.resources === 'dynamic')
     throw new McpkitError(
       'INVALID_ARGUMENT',
