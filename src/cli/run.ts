@@ -10,6 +10,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 14
 
 /** Commands that talk to a server; after `--` comes an ad-hoc stdio server for them. */
 const SERVER_COMMANDS = ['tools', 'call', 'resources', 'read', 'prompts', 'prompt', 'ping', 'check', 'tasks'];
+SERVER_COMMANDS.push('skills', 'skill'); // skills-commands.ts
 
 /** The flags that print the version (commander answers them before any command runs). */
 const VERSION_FLAGS = ['-V', '--version'];
@@ -34,6 +35,10 @@ const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
     load: async () => (await import('./server-commands.js')).registerServerCommands,
   },
   { commands: ['tasks'], load: async () => (await import('./tasks-command.js')).registerTasksCommand },
+  {
+    commands: ['skills', 'skill'],
+    load: async () => (await import('./skills-commands.js')).registerSkillsCommands,
+  },
   { commands: ['check'], load: async () => (await import('./check-command.js')).registerCheckCommand },
   { commands: ['doctor'], load: async () => (await import('./doctor-command.js')).registerDoctorCommand },
   { commands: ['bridge'], load: async () => (await import('./bridge-command.js')).registerBridgeCommand },

@@ -243,7 +243,7 @@ line after -- and leave out <server>: the first word is then the tool.
  * block per server, report failed servers in place, and fail (exit 1) when any did. A server that does not
  * offer the kind listed says so in one line.
  */
-async function listAcross<T extends object>(
+export async function listAcross<T extends object>(
   io: CliIO,
   server: string | undefined,
   adhoc: readonly string[] | undefined,

@@ -39,6 +39,26 @@ export type {
   ServerHandle,
   ServerStatus,
 } from './server-handle.js';
+export {
+  type InstalledSkill,
+  type InstallSkillOptions,
+  installSkill,
+  type ReadSkill,
+  readSkill,
+  skillFilePath,
+} from './skill-install.js';
+export {
+  canonicalUri,
+  type DirectoryResource,
+  type ServerSkills,
+  SKILLS_EXTENSION_ID,
+  type Skill,
+  type SkillAnswer,
+  type SkillCacheScope,
+  type SkillDirectory,
+  type SkillFile,
+  type SkillListing,
+} from './skills.js';
 export { ServerStartError } from './start-failure.js';
 export {
   filterTools,

@@ -15,6 +15,7 @@ import type {
 import type { ServerEntry } from '../config/index.js';
 import type { FailureCategory } from './events.js';
 import type { ProgressUpdate } from './progress-router.js';
+import type { ServerSkills } from './skills.js';
 import type { TaskInfo } from './tool-tasks.js';
 
 /** Where a server is in its life. */
@@ -90,4 +91,6 @@ export interface ServerHandle {
   getTask(taskId: string): Promise<TaskInfo>;
   /** Cancels a task; its status after that. */
   cancelTask(taskId: string): Promise<TaskInfo>;
+  /** Its skills (the Skills extension): listed, got, and read with every file verified. */
+  readonly skills: ServerSkills;
 }

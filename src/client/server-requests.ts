@@ -26,6 +26,7 @@ import type {
   ServerHandle,
   ServerStatus,
 } from './server-handle.js';
+import { type ServerSkills, serverSkills } from './skills.js';
 import { filterTools, isToolAllowed } from './tool-registry.js';
 import { callToolAsTask, cancelTask, getTask, listTasks, requiresTask, type TaskInfo } from './tool-tasks.js';
 
@@ -59,7 +60,17 @@ export class ServerRequests implements ServerHandle {
   /** Resource subscriptions on a 2026-07-28 connection: one listen stream each. */
   private readonly listens = new Map<string, { client: Client; close(): Promise<void> }>();
 
-  constructor(private readonly channel: RequestChannel) {}
+  readonly skills: ServerSkills;
+
+  constructor(private readonly channel: RequestChannel) {
+    this.skills = serverSkills({
+      get client() {
+        return channel.client;
+      },
+      run: (request) => channel.run(request),
+      timeoutMs: () => this.timeoutMs(),
+    });
+  }
 
   get id(): string {
     return this.channel.id;

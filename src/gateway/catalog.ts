@@ -6,6 +6,9 @@ import type {
 } from '@modelcontextprotocol/client';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import { type ServerHandle, safeToolName } from '../client/index.js';
+import { exposedToolMeta } from './extensions/apps.js';
+import { addSkills, type CatalogSkills, catalogSkills, upstreamSkills } from './extensions/skills.js';
+import { addRoute, exposedUri, type UriRoutes, uriRoutes } from './extensions/uris.js';
 import type { PinMode, PinStore } from './pins.js';
 
 /** How upstream names are exposed: `<server>__<name>` (default) or unchanged. */
@@ -51,6 +54,10 @@ export interface Catalog {
   templates: { template: ResourceTemplate; server: string; matcher: UriTemplate | undefined }[];
   /** Name clashes met with `prefix: none` (the first server keeps the name). */
   collisions: string[];
+  /** The skills of every upstream that serves the Skills extension (`extensions/skills.ts`). */
+  skills: CatalogSkills;
+  /** How exposed URIs of skills and apps' pages lead to their upstream (`extensions/uris.ts`). */
+  uris: UriRoutes;
 }
 
 /** A server entry's own naming for the gateway: `prefix` (an alias for the server name) and `rename`. */
@@ -111,13 +118,14 @@ export async function buildCatalog(
 ): Promise<Catalog> {
   const lists = await Promise.all(
     sources.map(async ({ connection, alwaysLoad, naming }) => {
-      const [tools, prompts, resources, templates] = await Promise.all([
+      const [tools, prompts, resources, templates, skills] = await Promise.all([
         connection.listTools().catch(() => []),
         connection.listPrompts().catch(() => []),
         connection.listResources().catch(() => []),
         connection.listResourceTemplates().catch(() => []),
+        upstreamSkills(connection),
       ]);
-      return { server: connection.id, alwaysLoad, naming, tools, prompts, resources, templates };
+      return { server: connection.id, alwaysLoad, naming, tools, prompts, resources, templates, skills };
     }),
   );
   const catalog: Catalog = {
@@ -130,8 +138,13 @@ export async function buildCatalog(
     resourceServer: new Map(),
     templates: [],
     collisions: [],
+    skills: catalogSkills(),
+    uris: uriRoutes(options.prefix !== 'none'),
   };
-  for (const { server, alwaysLoad, naming, tools, prompts, resources, templates } of lists) {
+  for (const { server, naming, skills } of lists)
+    addRoute(catalog.uris, server, naming?.prefix ?? server, skills?.schemes ?? []);
+  for (const { server, alwaysLoad, naming, tools, prompts, resources, templates, skills } of lists) {
+    const uri = (upstream: string) => exposedUri(catalog.uris, server, upstream);
     for (const tool of tools) {
       const name = exposedName(options.prefix, server, tool.name, naming);
       const pins = options.pins;
@@ -160,7 +173,7 @@ export async function buildCatalog(
         name,
         server,
         tool: tool.name,
-        definition: { ...tool, name },
+        definition: withMeta({ ...tool, name }, exposedToolMeta(tool._meta, uri)),
         alwaysLoad,
       };
       catalog.tools.push(exposed);
@@ -178,13 +191,16 @@ export async function buildCatalog(
       catalog.prompts.push(exposed);
       catalog.promptsByName.set(name, exposed);
     }
-    // Resource URIs are kept as they are: they are addresses, and servers put them in their results.
-    for (const resource of resources) {
+    // Resource URIs are kept as they are: they are addresses, and servers put them in their results. Those
+    // of skills and apps' pages are namespaced (`extensions/uris.ts`): two servers serve the same ones.
+    for (const listed of resources) {
+      const resource = { ...listed, uri: uri(listed.uri) };
       if (catalog.resourceServer.has(resource.uri)) continue;
       catalog.resourceServer.set(resource.uri, server);
       catalog.resources.push(resource);
     }
-    for (const template of templates) {
+    for (const listed of templates) {
+      const template = { ...listed, uriTemplate: uri(listed.uriTemplate) };
       let matcher: UriTemplate | undefined;
       try {
         matcher = new UriTemplate(template.uriTemplate);
@@ -193,8 +209,21 @@ export async function buildCatalog(
       }
       catalog.templates.push({ template, server, matcher });
     }
+    if (skills)
+      addSkills(catalog.skills, server, skills, catalog.uris, (skill) =>
+        exposedName(options.prefix, server, skill, { prefix: naming?.prefix }),
+      );
   }
+  catalog.collisions.push(...catalog.skills.collisions);
   return catalog;
+}
+
+/** A definition with its `_meta` replaced (the same object when nothing changed). */
+function withMeta<T extends { _meta?: Record<string, unknown> | undefined }>(
+  definition: T,
+  meta: Record<string, unknown> | undefined,
+): T {
+  return meta === definition._meta ? definition : { ...definition, _meta: meta };
 }
 
 /** The upstream that serves a resource URI: a listed resource, else the first template that matches. */

@@ -2,6 +2,7 @@ import type { ListKind } from '../client/index.js';
 import { writeFileAtomic } from '../internal/text-file.js';
 import { type Advertised, advertised } from './advertised.js';
 import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
+import { skillsCapability } from './extensions/skill-handlers.js';
 import type { PinMode, PinStore } from './pins.js';
 import { toolIndexMarkdown } from './tool-search.js';
 import type { Upstreams } from './upstreams.js';
@@ -70,7 +71,12 @@ export class LiveCatalog {
    */
   advertised(): Advertised {
     const { upstreams, prefix, extensions } = this.options;
-    this.advertisedNow ??= advertised(upstreams.sources(), prefix, extensions);
+    if (!this.advertisedNow) {
+      const sources = upstreams.sources();
+      const made = advertised(sources, prefix, extensions);
+      const connections = sources.map((s) => s.connection);
+      this.advertisedNow = { ...made, capabilities: skillsCapability(made.capabilities, connections) };
+    }
     return this.advertisedNow;
   }
 

@@ -1,6 +1,7 @@
 import type { Profile } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import type { Catalog } from './catalog.js';
+import { profileSkills } from './extensions/skills.js';
 
 /** Whether a tool (its exposed name, its server) belongs to a profile. */
 export type ProfileFilter = (name: string, server: string) => boolean;
@@ -33,8 +34,9 @@ export function profileFilter(profile: Profile): ProfileFilter {
 }
 
 /**
- * What one profile of the gateway serves: its tools of the catalog (and the hidden ones among them, so pins
- * speak of its tools only); prompts and resources are the whole catalog's. Worked out once per catalog.
+ * What one profile of the gateway serves: its tools and skills of the catalog (and the hidden tools among
+ * them, so pins speak of its tools only); prompts and resources are the whole catalog's. Worked out once per
+ * catalog.
  */
 export class ProfileView {
   private last: { from: Catalog; view: Catalog } | undefined;
@@ -63,6 +65,8 @@ export class ProfileView {
       tools,
       toolsByName: new Map(tools.map((t) => [t.name, t])),
       hidden: new Map([...catalog.hidden].filter(([name, h]) => this.admits(name, h.server))),
+      // Skills are chosen as tools are: by server, or by `<server>__<skill name>` against the globs.
+      skills: profileSkills(catalog.skills, this.admits),
     };
     this.last = { from: catalog, view };
     return view;

@@ -14,6 +14,7 @@ import { pageOf as page, progressSender } from '../serve/index.js';
 import { type Catalog, resourceOwner } from './catalog.js';
 import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
+import { readNamespaced } from './extensions/skill-handlers.js';
 import { withoutServerInfo } from './relayed.js';
 import { RESULTS_URI, type ResultStore } from './result-store.js';
 import type { ToolRouter } from './router.js';
@@ -121,6 +122,9 @@ export function installHandlers(
       if (!kept) throw new ResourceNotFoundError(uri);
       return { contents: [{ uri, mimeType: 'text/plain', text: kept.text }] };
     }
+    // A skill's file or an app's page, under its namespaced URI (gateway/extensions/).
+    const namespaced = await readNamespaced(host, uri, ctx.mcpReq.signal);
+    if (namespaced) return namespaced;
     const owner = await resourceServer(host, uri);
     return relay(() => host.upstreams.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal }));
   });

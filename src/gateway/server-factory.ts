@@ -1,5 +1,6 @@
 import { type ProtocolEra, Server } from '@modelcontextprotocol/server';
 import { type Endpoint, SERVER_INFO } from './endpoint.js';
+import { installSkillHandlers } from './extensions/skill-handlers.js';
 import { installHandlers } from './proxy-handlers.js';
 
 /**
@@ -35,5 +36,6 @@ export function createServer(era: ProtocolEra, endpoint: Endpoint): Server {
   };
   if (calls.observesRequests) calls.observeRequests(server, era);
   installHandlers(server, downstream, capabilities, endpoint.host);
+  installSkillHandlers(server, downstream, capabilities, endpoint.host);
   return server;
 }
