@@ -24,7 +24,7 @@ function passed(tally: Record<string, string>): string[] {
 const IR = 'input-required-result-';
 const OPEN: Record<Pairing, Record<WireVersion, string[]>> = {
   '2026 upstream': {
-    // Every tool call: the SDK client under the gateway refuses a result without `resultType`.
+    // Mid-call requests (elicitation, sampling) and subscriptions are not bridged to an HTTP 2026 upstream.
     '2025-11-25': [
       'completion-complete',
       'elicitation-sep1034-defaults',
@@ -32,16 +32,8 @@ const OPEN: Record<Pairing, Record<WireVersion, string[]>> = {
       'resources-subscribe',
       'resources-unsubscribe',
       'server-sse-polling',
-      'tools-call-audio',
       'tools-call-elicitation',
-      'tools-call-embedded-resource',
-      'tools-call-error',
-      'tools-call-image',
-      'tools-call-mixed-content',
       'tools-call-sampling',
-      'tools-call-simple-text',
-      'tools-call-with-logging',
-      'tools-call-with-progress',
     ],
     '2026-07-28': [
       'completion-complete',
@@ -74,21 +66,23 @@ function inputRequired(): string[] {
  * What the gateway passes and the reference does not, at 2026: the reference omits `resultType` on complete
  * results, which the suite requires; the gateway always sends it (and checks `Mcp-*` headers the same way).
  */
+/** The tool-call scenarios the reference fails at 2026 only for the `resultType` it leaves out. */
+const TOOL_CALLS = [
+  'audio',
+  'embedded-resource',
+  'error',
+  'image',
+  'mixed-content',
+  'simple-text',
+  'with-progress',
+].map((name) => `tools-call-${name}`);
+
 const EXTRA: Record<Pairing, Record<WireVersion, string[]>> = {
-  '2026 upstream': { '2025-11-25': [], '2026-07-28': [`${IR}validate-input`] },
-  '2025 upstream': {
+  '2026 upstream': {
     '2025-11-25': [],
-    '2026-07-28': [
-      'http-header-validation',
-      'tools-call-audio',
-      'tools-call-embedded-resource',
-      'tools-call-error',
-      'tools-call-image',
-      'tools-call-mixed-content',
-      'tools-call-simple-text',
-      'tools-call-with-progress',
-    ],
+    '2026-07-28': ['http-header-validation', `${IR}validate-input`, ...TOOL_CALLS],
   },
+  '2025 upstream': { '2025-11-25': [], '2026-07-28': ['http-header-validation', ...TOOL_CALLS] },
 };
 
 type Pairing = '2026 upstream' | '2025 upstream';
