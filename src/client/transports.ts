@@ -1,4 +1,5 @@
 import {
+  type JSONRPCMessage,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type Transport,
@@ -56,16 +57,51 @@ function remoteTransport(entry: RemoteServer, sse: boolean, auth: RemoteAuth | u
       },
     });
   }
-  return new StreamableHTTPClientTransport(url, {
-    requestInit,
-    fetch,
-    ...authProvider,
-    // Claude Code's policy for a dropped stream: 5 attempts from 1 s, doubling.
-    reconnectionOptions: {
-      initialReconnectionDelay: 1000,
-      maxReconnectionDelay: 16_000,
-      reconnectionDelayGrowFactor: 2,
-      maxRetries: 5,
+  return completeByDefault(
+    new StreamableHTTPClientTransport(url, {
+      requestInit,
+      fetch,
+      ...authProvider,
+      // Claude Code's policy for a dropped stream: 5 attempts from 1 s, doubling.
+      reconnectionOptions: {
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 16_000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 5,
+      },
+    }),
+  );
+}
+
+/**
+ * Liberal in what we accept from servers in the field: a 2026-07-28 server's result without `resultType` (the
+ * conformance suite's own reference server omits it on complete results) is read as complete — the meaning
+ * an absent one has on earlier revisions — where the SDK client would refuse it. Only once the server has
+ * answered `server/discover` (the 2026 era); a 2025 server's results are left as they are.
+ */
+export function completeByDefault<T extends Transport>(transport: T): T {
+  const discovering = new Set<unknown>();
+  let modern = false;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ('method' in message && message.method === 'server/discover' && 'id' in message)
+      discovering.add(message.id);
+    return send(message, options);
+  };
+  let handler: Transport['onmessage'];
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () => handler,
+    set: (next: Transport['onmessage']) => {
+      handler = next && ((message, extra) => next(read(message), extra));
     },
   });
+  const read = (message: JSONRPCMessage): JSONRPCMessage => {
+    if (!('result' in message) || typeof message.result !== 'object' || message.result === null)
+      return message;
+    if (discovering.delete(message.id)) modern = true;
+    if (!modern || 'resultType' in message.result) return message;
+    return { ...message, result: { ...message.result, resultType: 'complete' } };
+  };
+  return transport;
 }
