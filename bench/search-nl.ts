@@ -1,6 +1,6 @@
 // Natural language over uncommented code, on sets split by package: doc-comment first sentences as queries over a
 // copy of each tree with every doc comment blanked (bench/nl-queries.ts), scored NDCG@10 on the file the comment
-// documented. Columns, measured in the same run: the window-BM25 baseline (bench/window-bm25.ts), mcpkit's bm25,
+// documented. Columns, measured in the same run: the window-BM25 baseline (bench/search-baselines.ts), mcpkit's bm25,
 // hybrid with corpus vectors, hybrid with the shipped model (`--model builtin`), ripgrep (the query as a fixed
 // string, files by match count).
 //
@@ -23,7 +23,7 @@ import type { RankingWeights } from '../src/search/ranking/ranking.js';
 import { BUILTIN_MODEL_DIR, StaticModel } from '../src/search/vectors/static-model.js';
 import { corporaModules } from './corpora.js';
 import { blankedCopy } from './nl-queries.js';
-import { WindowBm25 } from './window-bm25.js';
+import { rankedFiles, WindowBm25 } from './search-baselines.js';
 
 interface NlSet {
   name: string;
@@ -80,19 +80,8 @@ function ndcg(files: string[], wanted: string): number {
   return at < 0 ? 0 : 1 / Math.log2(at + 2);
 }
 
-function filesOf(
-  index: CodeIndex,
-  query: string,
-  mode: SearchMode,
-  extra?: Partial<RankingWeights>,
-): string[] {
-  const files: string[] = [];
-  for (const hit of index.search(query, 60, mode, { ...weights, ...extra })) {
-    if (!files.includes(hit.chunk.path)) files.push(hit.chunk.path);
-    if (files.length === K) break;
-  }
-  return files;
-}
+const filesOf = (index: CodeIndex, query: string, mode: SearchMode, extra?: Partial<RankingWeights>) =>
+  rankedFiles(index, query, mode, { ...weights, ...extra }, K);
 
 function ripgrep(root: string, query: string): string[] {
   const run = spawnSync(

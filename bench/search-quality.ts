@@ -6,7 +6,7 @@
 // `npm run bench:corpora`. Queries were written with the code open; every third query of each kind in a suite
 // is held out: no ranking change was tuned on it, and both splits are reported. Then natural language over
 // uncommented code (bench/nl-queries.ts): queries from doc comments, searched in a copy with them blanked. The
-// first column is the baseline to beat: a plain BM25 over 50-line windows (bench/window-bm25.ts).
+// first column is the baseline to beat: a plain BM25 over 50-line windows (bench/search-baselines.ts).
 // Results are de-duplicated to files in rank order; a listed file counts 1 (binary gain, ideal =
 // min(10, relevant files)), a relevant path matches a result ending in `/<path>`, as semble's benchmark scores.
 //
@@ -23,7 +23,7 @@ import { DEFAULT_RANKING, type RankingWeights } from '../src/search/ranking/rank
 import { StaticModel } from '../src/search/vectors/static-model.js';
 import { corporaModules } from './corpora.js';
 import { blankedCopy } from './nl-queries.js';
-import { WindowBm25 } from './window-bm25.js';
+import { rankedFiles, WindowBm25 } from './search-baselines.js';
 
 interface Query {
   query: string;
@@ -83,19 +83,8 @@ function ndcg(files: string[], wanted: readonly string[]): number {
 const wantedOf = (q: Query) => [...q.relevant, ...(q.secondary ?? [])];
 
 /** Files in the order their chunks rank (first occurrence), at most K. */
-function filesOf(
-  index: CodeIndex,
-  query: string,
-  mode: SearchMode,
-  ranking?: Partial<RankingWeights>,
-): string[] {
-  const files: string[] = [];
-  for (const hit of index.search(query, 60, mode, ranking)) {
-    if (!files.includes(hit.chunk.path)) files.push(hit.chunk.path);
-    if (files.length === K) break;
-  }
-  return files;
-}
+const filesOf = (index: CodeIndex, query: string, mode: SearchMode, ranking?: Partial<RankingWeights>) =>
+  rankedFiles(index, query, mode, ranking, K);
 
 const hasRg = spawnSync('rg', ['--version']).status === 0;
 function ripgrep(root: string, query: string): Array<[string, number]> {

@@ -1,9 +1,29 @@
+// What the search benches rank with besides the modes under test, and how they read a ranking as files.
+//
 // The baseline every mode must beat: a plain BM25 (k1 1.2, b 0.75) over fixed 50-line windows of every file —
 // no definitions, no file evidence, no path or name fields, no synonyms, no vectors. It shares only mcpkit's
 // tokenizer (code-aware words, stopwords, light suffix folding), so what separates the two is chunking and ranking.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { CodeIndex, SearchMode } from '../src/search/code-index/code-index.js';
 import { tokenize } from '../src/search/lexical/tokenize.js';
+import type { RankingWeights } from '../src/search/ranking/ranking.js';
+
+/** Files in the order an index's chunks rank them (first occurrence), at most `k`. */
+export function rankedFiles(
+  index: CodeIndex,
+  query: string,
+  mode: SearchMode,
+  ranking: Partial<RankingWeights> | undefined,
+  k: number,
+): string[] {
+  const files: string[] = [];
+  for (const hit of index.search(query, 60, mode, ranking)) {
+    if (!files.includes(hit.chunk.path)) files.push(hit.chunk.path);
+    if (files.length === k) break;
+  }
+  return files;
+}
 
 const WINDOW = 50;
 const K1 = 1.2;
