@@ -41,6 +41,8 @@ export function minePairs(max = 200_000): MinedPairs {
     'python3-docutils',
     'php-symfony-http-foundation',
     'ruby-rspec-core',
+    'librust-rand-dev',
+    'golang-github-gorilla-mux-dev',
   ];
   // Two Debian packages ship archives: the JDK's sources (java.base and more; not java.net.http, a benchmark tree)
   // and the kernel's (kernel/ and mm/, not lib/, a benchmark tree), unpacked into a scratch directory.
