@@ -5,7 +5,8 @@
 // and npm (bench/corpora-sources.ts; none is a repository of semble's benchmark), laid out by
 // `npm run bench:corpora`. Queries were written with the code open; every third query of each kind in a suite
 // is held out: no ranking change was tuned on it, and both splits are reported. Then natural language over
-// uncommented code (bench/nl-queries.ts): queries from doc comments, searched in a copy with them blanked.
+// uncommented code (bench/nl-queries.ts): queries from doc comments, searched in a copy with them blanked. The
+// first column is the baseline to beat: a plain BM25 over 50-line windows (bench/search-baselines.ts).
 // Results are de-duplicated to files in rank order; a listed file counts 1 (binary gain, ideal =
 // min(10, relevant files)), a relevant path matches a result ending in `/<path>`, as semble's benchmark scores.
 //
@@ -22,6 +23,7 @@ import { DEFAULT_RANKING, type RankingWeights } from '../src/search/ranking/rank
 import { StaticModel } from '../src/search/vectors/static-model.js';
 import { corporaModules } from './corpora.js';
 import { blankedCopy } from './nl-queries.js';
+import { rankedFiles, WindowBm25 } from './search-baselines.js';
 
 interface Query {
   query: string;
@@ -81,19 +83,8 @@ function ndcg(files: string[], wanted: readonly string[]): number {
 const wantedOf = (q: Query) => [...q.relevant, ...(q.secondary ?? [])];
 
 /** Files in the order their chunks rank (first occurrence), at most K. */
-function filesOf(
-  index: CodeIndex,
-  query: string,
-  mode: SearchMode,
-  ranking?: Partial<RankingWeights>,
-): string[] {
-  const files: string[] = [];
-  for (const hit of index.search(query, 60, mode, ranking)) {
-    if (!files.includes(hit.chunk.path)) files.push(hit.chunk.path);
-    if (files.length === K) break;
-  }
-  return files;
-}
+const filesOf = (index: CodeIndex, query: string, mode: SearchMode, ranking?: Partial<RankingWeights>) =>
+  rankedFiles(index, query, mode, ranking, K);
 
 const hasRg = spawnSync('rg', ['--version']).status === 0;
 function ripgrep(root: string, query: string): Array<[string, number]> {
@@ -229,6 +220,7 @@ for (const suite of suites) {
     ...(process.env.CHUNKING ? { chunking: process.env.CHUNKING as 'syntax' | 'outline' } : {}),
   });
   const modes: SearchMode[] = index.hasVectors ? ['bm25', 'semantic', 'hybrid'] : ['bm25'];
+  const windows = new WindowBm25(root);
   const seen = new Map<string, number>();
   for (const q of suite.queries) {
     // Every third query of each kind in a suite is held out.
@@ -241,6 +233,7 @@ for (const suite of suites) {
       byKind.add(q.category, column, score);
       byKind.add(`${q.category} ${split}`, column, score);
     };
+    note('window-bm25', ndcg(windows.files(q.query, K), wantedOf(q)));
     for (const mode of modes) {
       const files = filesOf(index, q.query, mode, base);
       const score = ndcg(files, wantedOf(q));
@@ -279,7 +272,11 @@ for (const suite of suites) {
         ...withModel,
         ...(process.env.CHUNKING ? { chunking: process.env.CHUNKING as 'syntax' | 'outline' } : {}),
       });
+      const blankWindows = new WindowBm25(dir);
       for (const q of queries) {
+        const windowScore = ndcg(blankWindows.files(q.query, K), [q.file]);
+        nlTable.add(suite.language, 'window-bm25', windowScore);
+        nlTable.add('all', 'window-bm25', windowScore);
         for (const mode of blank.hasVectors
           ? (['bm25', 'semantic', 'hybrid'] as const)
           : (['bm25'] as const)) {

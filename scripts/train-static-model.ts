@@ -19,172 +19,20 @@
 // A token's vector is its row, its weight (idf to start) fitted too; a token is also its own continuation piece
 // (WordPiece with an empty continuing_subword_prefix reads `readfilesync` as read file sync), and suffix
 // pieces (`ing`, `s`, …) weigh 0.
-import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { docBlocks, STYLE, type Style, sentenceOf } from '../bench/nl-queries.js';
-import { tokenize } from '../src/search/lexical/tokenize.js';
+import { sentenceOf } from '../bench/nl-queries.js';
 import { CorpusVectors } from '../src/search/vectors/corpus-vectors.js';
 import { StaticModel } from '../src/search/vectors/static-model.js';
 import { type Bag, contrastiveFit, type FitOptions } from './contrastive-fit.js';
+import { minePairs } from './mine-pairs.js';
 
 const started = performance.now();
 const project = fileURLToPath(new URL('..', import.meta.url));
 const out = process.argv[2] ?? join(project, 'models', 'code-words');
 
-/** Debian packages whose source trees are mined (golang-*-dev, librust-*-dev, python3-*, ruby-*, php-*). */
-const DEBIAN = [
-  'openjdk-17-source',
-  'linux-source-6.1',
-  'librust-clap-dev',
-  'golang-github-stretchr-testify-dev',
-  'golang-golang-x-text-dev',
-  'python3-pygments',
-  'python3-docutils',
-  'php-symfony-http-foundation',
-  'ruby-rspec-core',
-];
-// Two Debian packages ship archives: the JDK's sources (java.base and more; not java.net.http, a benchmark tree)
-// and the kernel's (kernel/ and mm/, not lib/, a benchmark tree), unpacked into a scratch directory.
-const scratch = mkdtempSync(join(tmpdir(), 'mcpkit-train-'));
-const JDK_ZIP = '/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip';
-if (existsSync(JDK_ZIP))
-  spawnSync('unzip', [
-    '-q',
-    JDK_ZIP,
-    'java.base/*',
-    'java.sql/*',
-    'java.logging/*',
-    'java.xml/*',
-    '-d',
-    join(scratch, 'jdk'),
-  ]);
-const KERNEL = '/usr/src/linux-source-6.1.tar.xz';
-if (existsSync(KERNEL)) {
-  mkdirSync(join(scratch, 'linux'));
-  spawnSync('tar', [
-    '-xJf',
-    KERNEL,
-    '-C',
-    join(scratch, 'linux'),
-    '--wildcards',
-    'linux-source-6.1/kernel/*.c',
-    'linux-source-6.1/mm/*.c',
-  ]);
-}
-const ROOTS = [
-  join(scratch, 'jdk'),
-  join(scratch, 'linux'),
-  join(project, 'node_modules'),
-  join(project, 'bench', 'corpora', 'node_modules'),
-  '/usr/share/gocode/src',
-  '/usr/share/cargo/registry',
-  '/usr/lib/python3/dist-packages',
-  '/usr/share/rubygems-integration/all/gems',
-  '/usr/lib/ruby/vendor_ruby',
-  '/usr/share/php',
-];
-
-/** semble's benchmark repositories and our benchmark's trees, as a path segment (a version may follow). */
-const EXCLUDED = [
-  ...'aiohttp fastapi flask httpx model2vec pydantic requests starlette axios express redux gin cobra chi gson commons-lang jackson-databind guzzle monolog laravel framework sinatra rack rails railties tokio trpc messagepack ktor cats alamofire click serde serde_derive serde_json nlohmann phoenix axum vitest newtonsoft dapper kotlinx-coroutines exposed circe http4s vapor plug ecto abseil fmt curl redis libuv bats-core aeson telescope lazy zig nvm bash-it pandoc xmonad mini zls zig-clap'.split(
-    ' ',
-  ),
-  // bench/corpora-sources.ts
-  ...'ajv undici expo-modules-core com.cysharp.unitask regex thor Console jinja2 pl spdlog urfave bash-completion node-gyp'.split(
-    ' ',
-  ),
-];
-const EXCLUDED_SEGMENT = new RegExp(
-  `^(${EXCLUDED.map((n) => n.replace(/[.]/g, '\\.')).join('|')})([-_@.]?v?\\d[\\w.+~-]*)?$`,
-  'i',
-);
-const SKIPPED_DIR = /^(test|tests|__tests__|spec|testdata|examples?|\.[\w-]+|dist-types|min)$/i;
-
-if (process.getuid?.() === 0) {
-  const missing = DEBIAN.filter(
-    (pkg) =>
-      !spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout.includes(
-        'ok installed',
-      ),
-  );
-  if (missing.length > 0)
-    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit' });
-}
-const versions = Object.fromEntries(
-  DEBIAN.map((pkg) => [
-    pkg,
-    spawnSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' }).stdout || 'missing',
-  ]),
-);
-
-/** Source files under a root, skipping excluded repositories, tests, minified and large files. */
-function* sources(dir: string, depth = 0): Generator<string> {
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort();
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (EXCLUDED_SEGMENT.test(name) || SKIPPED_DIR.test(name)) continue;
-    const path = join(dir, name);
-    let stat: ReturnType<typeof statSync>;
-    try {
-      stat = statSync(path);
-    } catch {
-      continue;
-    }
-    if (stat.isDirectory()) {
-      if (depth < 14) yield* sources(path, depth + 1);
-    } else if (STYLE[extname(name)] && stat.size < 400_000 && !/\.min\.|\.map$|\.bundle\./.test(name))
-      yield path;
-  }
-}
-
-const MAX_PAIRS = 200_000;
-const documents: string[][] = [];
-/** The raw pairs, for the contrastive fit: the comment's text, the code's (with its file's name). */
-const pairs: Array<{ comment: string; code: string }> = [];
-const seen = new Set<string>();
-let files = 0;
-for (const root of ROOTS) {
-  if (!existsSync(root)) continue;
-  for (const file of sources(root)) {
-    files++;
-    const lines = readFileSync(file, 'utf8').split('\n');
-    const blocks = docBlocks(lines, STYLE[extname(file)] as Style);
-    blocks.forEach((block, i) => {
-      const comment = tokenize(block.text.replace(/@\w+|[{}]/g, ' '));
-      if (comment.length < 3 || seen.has(block.text)) return;
-      seen.add(block.text);
-      const until = Math.min(block.end + 31, blocks[i + 1]?.start ?? lines.length, lines.length);
-      const code = tokenize(lines.slice(block.end + 1, until).join('\n'));
-      if (code.length < 3) return;
-      documents.push([...comment, ...code]);
-      pairs.push({
-        comment: block.text.replace(/@\w+|[{}]/g, ' '),
-        code: `${file.split('/').slice(-2).join(' ')} ${lines.slice(block.end + 1, until).join('\n')}`,
-      });
-    });
-    if (documents.length >= MAX_PAIRS) break;
-  }
-  process.stdout.write(`${root}: ${documents.length} pairs so far (${files} files)\n`);
-  if (documents.length >= MAX_PAIRS) break;
-}
-
-rmSync(scratch, { recursive: true, force: true });
+const { documents, pairs, files, versions, excluded: EXCLUDED } = minePairs();
 
 const DIMENSIONS = 128;
 /** The contrastive fit's settings (measured on bench/search-quality.ts's natural-language set; see docs/search.md). */

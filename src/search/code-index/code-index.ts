@@ -27,6 +27,7 @@ import { relatedTerms, type SearchMode, scoresFor } from '../ranking/search-mode
 import { INDEX_FILE, loadSavedIndex, type SavedIndex, saveIndex } from '../stores/saved-index.js';
 import type { Embedder } from '../vectors/chunk-vectors.js';
 import { expandQuery, isProse } from '../vectors/query-expansion.js';
+import { Translation } from '../vectors/translation.js';
 import { type BuildOptions, MEMORY_LIMIT_MB, SPILL_FILES } from './build-options.js';
 import { IndexContents } from './index-contents.js';
 
@@ -343,12 +344,16 @@ export class CodeIndex {
           for (let doc = 0; doc < cosines.length; doc++) if (!bm25.has(doc)) cosines[doc] = 0;
         return cosines;
       },
-      lexical: () =>
-        english && encoded && source && 'model' in source && mode === 'hybrid'
-          ? bm25.scoreTerms(
-              expandQuery(source.model, query, encoded, (term) => bm25.idOf(term) !== undefined),
-            )
-          : bm25.scores(query),
+      lexical: () => {
+        const indexed = (term: string) => bm25.idOf(term) !== undefined;
+        const terms =
+          english && encoded && source && 'model' in source && mode === 'hybrid'
+            ? expandQuery(source.model, query, encoded, indexed)
+            : undefined;
+        if (weights.translation > 0 && isProse(query))
+          return bm25.scoreTerms(Translation.builtin().expand(query, weights.translation, indexed, terms));
+        return terms ? bm25.scoreTerms(terms) : bm25.scores(query);
+      },
       weight: english ? weights.semantic * MODEL_SEMANTIC : weights.semantic,
     });
     return this.ranked(raw, query, limit, undefined, weights);

@@ -45,6 +45,11 @@ export interface RankingWeights {
   questionEvidence: number;
   /** Every word of the file's name (without extension) in the query: × (1 + fileName). 0 = off. */
   fileName: number;
+  /**
+   * A plain-English query's bm25 also scores the code tokens its words translate to (vectors/translation.ts), each
+   * at `translation` × its summed probability, at most 1. 0 = off.
+   */
+  translation: number;
 }
 
 /** The weights search uses unless told otherwise. */
@@ -62,6 +67,7 @@ export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   fileEvidence: 0.1,
   questionEvidence: 0.3,
   fileName: 0.3,
+  translation: 0,
 };
 
 export const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;
