@@ -15,7 +15,7 @@ import { type Catalog, resourceOwner } from './catalog.js';
 import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import { readNamespaced } from './extensions/skill-handlers.js';
-import { withoutServerInfo } from './relayed.js';
+import { relay, withoutServerInfo } from './relayed.js';
 import { RESULTS_URI, type ResultStore } from './result-store.js';
 import type { ToolRouter } from './router.js';
 import { type InputRound, relayRequest } from './upstream-relay.js';
@@ -220,19 +220,6 @@ async function resourceServer(host: HandlerHost, uri: string): Promise<string> {
   const owner = resourceOwner(await host.catalog(), uri) ?? host.upstreams.onlyWith('resources');
   if (owner === undefined) throw new ResourceNotFoundError(uri);
   return owner;
-}
-
-/** Runs an upstream request; its protocol errors reach the client with their code, local failures as internal errors. */
-async function relay<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
-    throw new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      error instanceof Error ? error.message : String(error),
-    );
-  }
 }
 
 /** A 2026-07-28 call's declared capabilities and, on a retry, its answers and echoed state, as the SDK took them. */

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { failedResult, SERVER_INFO_META_KEY as SERVER_INFO } from '../serve/index.js';
 import { markUnavailable } from './observers/call-events.js';
 
@@ -24,4 +24,15 @@ export const asCallToolResult = (result: Record<string, unknown>) => result as u
 /** The answer to a call whose server cannot take it now: a tool error the model can read, not a protocol error. */
 export function unavailable(name: string, why: string): CallToolResult {
   return markUnavailable(failedResult(`Tool ${name} is unavailable: ${why}`));
+}
+
+/** Runs an upstream request; its protocol errors reach the client with their code, local failures as internal errors. */
+export async function relay<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ProtocolError(ProtocolErrorCode.InternalError, message);
+  }
 }

@@ -10,6 +10,7 @@ import { canonicalUri, SKILLS_EXTENSION_ID } from '../../client/index.js';
 import { pageOf } from '../../serve/index.js';
 import type { Catalog } from '../catalog.js';
 import type { Downstream } from '../downstream.js';
+import { relay } from '../relayed.js';
 import type { Upstreams } from '../upstreams.js';
 import { type CacheHint, exposedSkill } from './skills.js';
 import { exposedUri, exposedUris, upstreamUri } from './uris.js';
@@ -74,7 +75,7 @@ export function installSkillHandlers(
     if (!exposed)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${params.uri}`);
     const skills = host.upstreams.ready(exposed.server).skills;
-    const answer = await relayed(() => skills.get(exposed.upstream.uri, { signal: ctx.mcpReq.signal }));
+    const answer = await relay(() => skills.get(exposed.upstream.uri, { signal: ctx.mcpReq.signal }));
     const skill = exposedSkill(answer.skill, (uri) => exposedUri(catalog.uris, exposed.server, uri));
     return { skill, ...hinted(answer) };
   });
@@ -86,7 +87,7 @@ export function installSkillHandlers(
     if (owner === undefined || !catalog.skills.directoryRead.has(owner))
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${params.uri} is not a directory resource`);
     const skills = host.upstreams.ready(owner).skills;
-    const directory = await relayed(() =>
+    const directory = await relay(() =>
       skills.readDirectory(routed?.uri ?? params.uri, { signal: ctx.mcpReq.signal }),
     );
     const resources = exposedUris(catalog.uris, owner, directory.resources);
@@ -107,21 +108,10 @@ export async function readNamespaced(
   const routed = upstreamUri(catalog.uris, uri);
   if (!routed) return undefined;
   const connection = host.upstreams.ready(routed.server);
-  const result = await relayed(() => connection.readResource(routed.uri, { signal }));
+  const result = await relay(() => connection.readResource(routed.uri, { signal }));
   return { ...result, contents: exposedUris(catalog.uris, routed.server, result.contents) };
 }
 
 function onlyServer(servers: ReadonlySet<string>): string | undefined {
   return servers.size === 1 ? [...servers][0] : undefined;
-}
-
-/** An upstream request whose protocol errors reach the client with their code, other failures as internal. */
-async function relayed<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    if (error instanceof ProtocolError) throw new ProtocolError(error.code, error.message, error.data);
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ProtocolError(ProtocolErrorCode.InternalError, message);
-  }
 }
