@@ -124,6 +124,13 @@ async function endsClean(gateway: RunningGateway, before: number[], codes: numbe
 const untilStderr = (gateway: RunningGateway, text: string) =>
   eventually(() => (gateway.stderr().includes(text) ? true : undefined));
 
+/** With the slow upstream running: stops the gateway `how`, then checks it ends with that stop's code, nothing left. */
+async function stopsClean(gateway: RunningGateway, how: Stop): Promise<void> {
+  const before = await slowUpstreamRunning(gateway);
+  stop(gateway, how);
+  await endsClean(gateway, before, [CODE[how]]);
+}
+
 const STDIO_STOPS: Stop[] = ['SIGINT', 'SIGTERM', 'eof'];
 const HTTP_STOPS: Stop[] = ['SIGINT', 'SIGTERM'];
 
@@ -134,9 +141,7 @@ describe.skipIf(!hasProcTable).each([
   it.each(stops)('%s while its only upstream is still starting', async (how) => {
     await writeProjectConfig(ws, { slow: slow(join(ws.root, 'slow.log')) });
     const gateway = startGateway(transport);
-    const before = await slowUpstreamRunning(gateway);
-    stop(gateway, how);
-    await endsClean(gateway, before, [CODE[how]]);
+    await stopsClean(gateway, how);
   });
 
   it.each(stops)('%s while one upstream is ready and another slow to be', async (how) => {
@@ -144,9 +149,7 @@ describe.skipIf(!hasProcTable).each([
     await writeProjectConfig(ws, { fast: fast(readyFile), slow: slow(join(ws.root, 'slow.log')) });
     const gateway = startGateway(transport);
     await eventually(() => readFile(readyFile, 'utf8').catch(() => undefined));
-    const before = await slowUpstreamRunning(gateway);
-    stop(gateway, how);
-    await endsClean(gateway, before, [CODE[how]]);
+    await stopsClean(gateway, how);
   });
 
   it.each(stops)('%s while serving (one upstream still starting)', async (how) => {
@@ -155,9 +158,7 @@ describe.skipIf(!hasProcTable).each([
     // Serving begins after this wait, with the slow one still starting.
     const gateway = startGateway(transport, 300);
     await untilStderr(gateway, transport === 'http' ? 'mcpkit gateway: serving on' : ' ready, ');
-    const before = await slowUpstreamRunning(gateway);
-    stop(gateway, how);
-    await endsClean(gateway, before, [CODE[how]]);
+    await stopsClean(gateway, how);
   });
 
   it.each(

@@ -1,4 +1,4 @@
-import { type FrozenPostings, GrowingInts, PostingStore } from './postings.js';
+import { doubled, type FrozenPostings, GrowingInts, PostingStore } from './postings.js';
 import { tokenize } from './tokenize.js';
 
 /** Options for {@link Bm25Index}. */
@@ -169,12 +169,8 @@ export class Bm25Index {
       this.store.freeze(this.termNames.length);
     const doc = this.docs++;
     if (doc >= this.lengths.length) {
-      const lengths = new Float32Array(this.lengths.length * 2);
-      lengths.set(this.lengths);
-      this.lengths = lengths;
-      const alive = new Uint8Array(this.alive.length * 2);
-      alive.set(this.alive);
-      this.alive = alive;
+      this.lengths = doubled(this.lengths);
+      this.alive = doubled(this.alive);
     }
     this.lengths[doc] = length;
     this.alive[doc] = 1;

@@ -5,6 +5,15 @@
 
 import { type SegmentPostings, SpilledPostings } from './posting-spill.js';
 
+type GrowableArray = Int32Array | Uint16Array | Uint8Array | Float32Array;
+
+/** A copy of `array` at twice its length, the new half 0: how every growing typed array of the index grows. */
+export function doubled<A extends GrowableArray>(array: A): A {
+  const next = new (array.constructor as new (length: number) => A)(array.length * 2);
+  next.set(array);
+  return next;
+}
+
 /** A growable Int32Array: doubling, so appending a posting costs amortised O(1) and no object. */
 export class GrowingInts {
   private data: Int32Array;
@@ -15,11 +24,7 @@ export class GrowingInts {
   }
 
   push(value: number): void {
-    if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
+    if (this.length === this.data.length) this.data = doubled(this.data);
     this.data[this.length++] = value;
   }
 
@@ -53,11 +58,7 @@ class GrowingShorts {
   length = 0;
 
   push(value: number): void {
-    if (this.length === this.data.length) {
-      const next = new Uint16Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
+    if (this.length === this.data.length) this.data = doubled(this.data);
     this.data[this.length++] = value;
   }
 

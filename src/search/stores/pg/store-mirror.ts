@@ -5,7 +5,7 @@
 // postings in memory, brought up to date before every search by what changed since the generation it holds.
 import type { PoolClient } from 'pg';
 import type { Chunk } from '../../chunks/chunker.js';
-import { GrowingInts } from '../../lexical/postings.js';
+import { doubled, GrowingInts } from '../../lexical/postings.js';
 import { tokenize } from '../../lexical/tokenize.js';
 import { DocVectors } from '../../vectors/chunk-vectors.js';
 import type { CorpusVectors } from '../../vectors/corpus-vectors.js';
@@ -165,12 +165,8 @@ export class StoreMirror {
 
   private grow(size: number): void {
     if (size <= this.lengths.length) return;
-    const lengths = new Float32Array(this.lengths.length * 2);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
-    const alive = new Uint8Array(this.alive.length * 2);
-    alive.set(this.alive);
-    this.alive = alive;
+    this.lengths = doubled(this.lengths);
+    this.alive = doubled(this.alive);
   }
 
   /** Live chunks holding a term. */
