@@ -77,19 +77,30 @@ export function alive(pid: number): boolean {
 }
 
 /** The session fixture server (2025 Streamable HTTP with sessions); `stop()` in a finally. */
-export async function startSessionServer(): Promise<{ url: string; base: string; stop: () => void }> {
-  const child = spawn(process.execPath, [fixture('servers/session-http-server.mjs')], {
+export function startSessionServer(): Promise<{ url: string; base: string; stop: () => void }> {
+  return startUrlPrintingServer('servers/session-http-server.mjs');
+}
+
+/**
+ * A fixture server that serves HTTP on 127.0.0.1 and prints its port or endpoint URL as its first line of
+ * stdout, started in its own process group; `stop()` (in a finally) kills the group.
+ */
+export async function startUrlPrintingServer(
+  file: string,
+  ...args: string[]
+): Promise<{ url: string; base: string; stop: () => void }> {
+  const child = spawn(process.execPath, [fixture(file), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
   });
-  const port = await new Promise<string>((resolve, reject) => {
+  const printed = await new Promise<string>((resolve, reject) => {
     child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    child.once('exit', (code) => reject(new Error(`session server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
   });
-  const base = `http://127.0.0.1:${port}`;
+  const url = /^\d+$/.test(printed) ? `http://127.0.0.1:${printed}/mcp` : printed;
   return {
-    url: `${base}/mcp`,
-    base,
+    url,
+    base: new URL(url).origin,
     stop: () => {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
     },
