@@ -25,15 +25,17 @@ export interface OpenTransportOptions {
 /** A fresh transport for an (expanded) entry: stdio, Streamable HTTP or legacy SSE. */
 export function openTransport(entry: ServerEntry, options: OpenTransportOptions): Transport {
   if (isStdioServer(entry)) {
-    return new StdioTransport({
-      command: entry.command,
-      args: entry.args ?? [],
-      env: childEnvironment(options.parentEnv, entry.env, entry.inheritEnv === true),
-      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
-      ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
-      ...(options.server === undefined ? {} : { server: options.server }),
-      ...(entry.sandbox === undefined ? {} : { sandbox: entry.sandbox }),
-    });
+    return completeByDefault(
+      new StdioTransport({
+        command: entry.command,
+        args: entry.args ?? [],
+        env: childEnvironment(options.parentEnv, entry.env, entry.inheritEnv === true),
+        ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+        ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
+        ...(options.server === undefined ? {} : { server: options.server }),
+        ...(entry.sandbox === undefined ? {} : { sandbox: entry.sandbox }),
+      }),
+    );
   }
   return remoteTransport(entry, options.legacySse === true || entry.type === 'sse', options.auth);
 }

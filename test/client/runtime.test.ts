@@ -193,6 +193,16 @@ describe('Runtime protocol generations', () => {
     const greeting = await rt.server('modern').callTool('greet', { name: 'Ada' });
     expect(greeting.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
   });
+
+  it("reads a 2026-07-28 stdio server's result without resultType as complete", async () => {
+    // As the conformance suite's reference server answers: the SDK client alone refuses such a result.
+    const omits = { command: process.execPath, args: [fixture('servers/omits-result-type-server.mjs')] };
+    const rt = await runtime({ servers: [{ name: 'omits', entry: omits }] });
+    expect(rt.server('omits').protocolVersion).toBe('2026-07-28');
+    const echoed = await rt.server('omits').callTool('echo', { text: 'hi' });
+    expect(echoed.content).toEqual([{ type: 'text', text: 'echo: hi' }]);
+    expect(echoed.isError).toBeUndefined();
+  });
 });
 
 describe('Runtime failures', () => {

@@ -291,3 +291,25 @@ describe('gateway: a 2025 client, a 2026-07-28 upstream that answers input_requi
     expect(asked).toEqual(['Name?', 'Color?']);
   });
 });
+
+describe('gateway: a 2026-07-28 stdio upstream that leaves resultType out of complete results', () => {
+  it('reads its results as complete, for a 2025 client and a 2026-07-28 one, and sends resultType on', async () => {
+    const started = await startGateway([
+      {
+        name: 'omits',
+        entry: { command: process.execPath, args: [fixture('servers/omits-result-type-server.mjs')] },
+      },
+    ]);
+    const http = createHttpHandler(started.gateway.factory, { intercept: started.gateway.intercept() });
+    cleanups.push(started.close, () => http.close());
+    const legacy = await connectInProcess(started.gateway);
+    cleanups.push(legacy.close);
+    expect(await legacy.client.callTool({ name: 'omits__echo', arguments: { text: 'old' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: old' }],
+    });
+    const modern = await call(http, 'omits__echo', { arguments: { text: 'new' } });
+    expect(modern.error).toBeUndefined();
+    expect(modern.result?.resultType).toBe('complete');
+    expect(modern.result?.content).toEqual([{ type: 'text', text: 'echo: new' }]);
+  });
+});
