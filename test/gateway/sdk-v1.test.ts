@@ -51,9 +51,8 @@ async function setUp(transport: 'stdio' | 'http'): Promise<Setup> {
   });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     const first = request.params.messages[0]?.content;
-    asked.push(
-      `sampling: ${first?.type === 'text' ? first.text : '?'} (maxTokens ${request.params.maxTokens})`,
-    );
+    const text = first && !Array.isArray(first) && first.type === 'text' ? first.text : '?';
+    asked.push(`sampling: ${text} (maxTokens ${request.params.maxTokens})`);
     return { role: 'assistant', content: { type: 'text', text: 'Hello, Ada' }, model: 'test-model' };
   });
   const close = async () => {
@@ -101,7 +100,7 @@ describe.each(['stdio', 'http'] as const)(
       // The v1 server's own argument check answers through the gateway.
       const wrong = await s.client.callTool({ name: 'v1__add', arguments: { a: 'two', b: 40 } });
       expect(wrong.isError).toBe(true);
-      expect(textOf(wrong)).toContain('Input validation error');
+      expect(textOf(wrong as { content?: unknown })).toContain('Input validation error');
     });
 
     it('lists and reads resources and resource templates', async () => {
@@ -176,7 +175,10 @@ describe.each(['stdio', 'http'] as const)(
     });
 
     it('cancels the upstream call when the v1 client aborts, and goes on serving', async () => {
-      const seen = async () => textOf(await s.client.callTool({ name: 'v1__cancellations', arguments: {} }));
+      const seen = async () =>
+        textOf(
+          (await s.client.callTool({ name: 'v1__cancellations', arguments: {} })) as { content?: unknown },
+        );
       const abort = new AbortController();
       const call = s.client.callTool(
         { name: 'v1__wait_for_cancel', arguments: { tag: 'first' } },
