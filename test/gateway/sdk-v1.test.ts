@@ -16,12 +16,39 @@ import { fixture, startUrlPrintingServer } from '../helpers/servers.js';
 // gateway over Streamable HTTP on 127.0.0.1. Everything a client meets: tools, resources, templates, prompts,
 // questions asked mid-call, progress, cancellation.
 
-interface Setup {
+/** A v1 client connected to the gateway, answering elicitation with `name` and sampling with `Hello, <name>`. */
+interface V1Client {
   client: Client;
-  /** What the v1 client's handlers were asked, in order. */
+  /** What its handlers were asked, in order. */
   asked: string[];
-  /** The protocol version the v1 client and the gateway agreed on. */
-  protocolVersion(): string | undefined;
+  /** The protocol version it and the gateway agreed on. */
+  protocolVersion: string | undefined;
+}
+
+async function v1Client(url: string, name: string): Promise<V1Client> {
+  const client = new Client(
+    { name: 'v1-client', version: '1.0.0' },
+    { capabilities: { elicitation: {}, sampling: {} } },
+  );
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(`elicitation: ${request.params.message}`);
+    return { action: 'accept', content: { name } };
+  });
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const first = request.params.messages[0]?.content;
+    const text = first && !Array.isArray(first) && first.type === 'text' ? first.text : '?';
+    asked.push(`sampling: ${text} (maxTokens ${request.params.maxTokens})`);
+    return { role: 'assistant', content: { type: 'text', text: `Hello, ${name}` }, model: 'test-model' };
+  });
+  const wire = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(wire);
+  return { client, asked, protocolVersion: wire.protocolVersion };
+}
+
+interface Setup extends V1Client {
+  /** Connects one more v1 client (closed with the set-up). */
+  another(name: string): Promise<V1Client>;
   close(): Promise<void>;
 }
 
@@ -35,41 +62,31 @@ async function v1Upstream(
   return { config: { name: 'v1', entry: { url: served.url } }, stop: served.stop };
 }
 
+/** A v1 upstream over `transport` behind an in-process gateway served on 127.0.0.1, and a v1 client (Ada). */
 async function setUp(transport: 'stdio' | 'http'): Promise<Setup> {
   const upstream = await v1Upstream(transport);
   const started = await startGateway([upstream.config]);
   let http: HttpServerHandle | undefined;
-  let wire: StreamableHTTPClientTransport | undefined;
-  const client = new Client(
-    { name: 'v1-client', version: '1.0.0' },
-    { capabilities: { elicitation: {}, sampling: {} } },
-  );
-  const asked: string[] = [];
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    asked.push(`elicitation: ${request.params.message}`);
-    return { action: 'accept', content: { name: 'Ada' } };
-  });
-  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
-    const first = request.params.messages[0]?.content;
-    const text = first && !Array.isArray(first) && first.type === 'text' ? first.text : '?';
-    asked.push(`sampling: ${text} (maxTokens ${request.params.maxTokens})`);
-    return { role: 'assistant', content: { type: 'text', text: 'Hello, Ada' }, model: 'test-model' };
-  });
+  const clients: Client[] = [];
   const close = async () => {
-    await client.close();
+    for (const client of clients) await client.close();
     await http?.close();
     await started.close();
     upstream.stop();
   };
   try {
-    http = await serveOverHttp(started.gateway.factory, { intercept: started.gateway.intercept() });
-    wire = new StreamableHTTPClientTransport(new URL(http.url));
-    await client.connect(wire);
+    const served = await serveOverHttp(started.gateway.factory, { intercept: started.gateway.intercept() });
+    http = served;
+    const another = async (name: string) => {
+      const connected = await v1Client(served.url, name);
+      clients.push(connected.client);
+      return connected;
+    };
+    return { ...(await another('Ada')), another, close };
   } catch (error) {
     await close();
     throw error;
   }
-  return { client, asked, protocolVersion: () => wire?.protocolVersion, close };
 }
 
 describe.each(['stdio', 'http'] as const)(
@@ -82,7 +99,7 @@ describe.each(['stdio', 'http'] as const)(
     afterAll(() => s?.close());
 
     it('speaks the 2025 wire, lists and calls tools', async () => {
-      expect(s.protocolVersion()).toBe('2025-11-25');
+      expect(s.protocolVersion).toBe('2025-11-25');
       const { tools } = await s.client.listTools();
       expect(tools.map((t) => t.name)).toEqual([
         'v1__add',
@@ -159,6 +176,19 @@ describe.each(['stdio', 'http'] as const)(
       const sampled = await s.client.callTool({ name: 'v1__sample', arguments: { prompt: 'Greet Ada' } });
       expect(sampled).toEqual({ content: [{ type: 'text', text: 'test-model said: Hello, Ada' }] });
       expect(s.asked).toEqual(['elicitation: What is your name?', 'sampling: Greet Ada (maxTokens 50)']);
+    });
+
+    it('asks the client whose call it is, with another v1 client connected after it', async () => {
+      const bo = await s.another('Bo');
+      s.asked.length = 0;
+      expect(await s.client.callTool({ name: 'v1__ask_name', arguments: {} })).toEqual({
+        content: [{ type: 'text', text: 'accept:Ada' }],
+      });
+      expect(await bo.client.callTool({ name: 'v1__sample', arguments: { prompt: 'Hi' } })).toEqual({
+        content: [{ type: 'text', text: 'test-model said: Hello, Bo' }],
+      });
+      expect(s.asked).toEqual(['elicitation: What is your name?']);
+      expect(bo.asked).toEqual(['sampling: Hi (maxTokens 50)']);
     });
 
     it("passes the upstream's progress to the v1 client's onprogress", async () => {
