@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, PROTOCOL_VERSION_META_KEY, type Transport } from '@modelcontextprotocol/client';
 
 /** What comes back for a relayed request: the server's `result` or its `error`, as sent. */
 export type RelayResponse =
@@ -8,6 +8,10 @@ export type RelayResponse =
 interface Pending {
   resolve(response: RelayResponse): void;
   deadline: number;
+  /** The request's own HTTP stream (Streamable HTTP opens one per request): aborting it cancels a 2026-07-28 request. */
+  stream?: AbortController;
+  /** The 2026-07-28 envelope the request went with, if any (a cancel on a timeout carries it too). */
+  envelope?: Record<string, unknown>;
 }
 
 /**
@@ -21,7 +25,12 @@ export class RawRelay {
   private counter = 0;
   private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly transport: Transport) {}
+  /** Whether each request has a stream of its own (Streamable HTTP), which can be closed to cancel it. */
+  private readonly perRequestStream: boolean;
+
+  constructor(private readonly transport: Transport) {
+    this.perRequestStream = (transport as { hasPerRequestStream?: boolean }).hasPerRequestStream === true;
+  }
 
   /** Wraps the transport's `onmessage` (installed by the SDK client on connect). */
   attach(): void {
@@ -51,23 +60,46 @@ export class RawRelay {
     onResponse: (response: RelayResponse) => void,
   ): string {
     const id = `mcpkit-relay-${++this.counter}`;
-    this.pending.set(id, { resolve: onResponse, deadline: Date.now() + timeoutMs });
-    this.sweeper ??= setInterval(() => this.sweep(), 1000).unref();
-    this.transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).catch((error: unknown) => {
-      this.settle(id, { code: -32603, message: `cannot send to the server: ${(error as Error).message}` });
+    const stream = this.perRequestStream ? new AbortController() : undefined;
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const envelope = meta?.[PROTOCOL_VERSION_META_KEY] === undefined ? undefined : meta;
+    this.pending.set(id, {
+      resolve: onResponse,
+      deadline: Date.now() + timeoutMs,
+      ...(stream ? { stream } : {}),
+      ...(envelope ? { envelope } : {}),
     });
+    this.sweeper ??= setInterval(() => this.sweep(), 1000).unref();
+    const message = { jsonrpc: '2.0', id, method, params } as JSONRPCMessage;
+    this.transport
+      .send(message, stream ? { requestSignal: stream.signal } : undefined)
+      .catch((error: unknown) => {
+        this.settle(id, { code: -32603, message: `cannot send to the server: ${(error as Error).message}` });
+      });
     return id;
   }
 
   /**
-   * Tells the server to stop a relayed request (`notifications/cancelled`); the request settles with a
-   * -32800 error, and the server's answer, if one still comes, is dropped.
+   * Tells the server to stop a relayed request; the request settles with a -32800 error, and the server's
+   * answer, if one still comes, is dropped. On a 2026-07-28 connection (`meta`, its envelope, is given) over
+   * Streamable HTTP, closing the request's stream is the cancellation; otherwise `notifications/cancelled`.
    */
   cancel(id: string, reason: string | undefined, meta: Record<string, unknown> | undefined): void {
     const pending = this.pending.get(id);
     if (!pending) return;
     this.pending.delete(id);
     pending.resolve({ error: { code: -32800, message: 'Request cancelled' } });
+    this.stop(id, pending, reason, meta);
+  }
+
+  private stop(
+    id: string,
+    pending: Pending,
+    reason: string | undefined,
+    meta: Record<string, unknown> | undefined,
+  ): void {
+    pending.stream?.abort(reason);
+    if (meta && pending.stream) return;
     const params = {
       requestId: id,
       ...(reason === undefined ? {} : { reason }),
@@ -89,6 +121,7 @@ export class RawRelay {
     const pending = this.pending.get(id);
     if (!pending) return;
     this.pending.delete(id);
+    pending.stream?.abort();
     pending.resolve({ error });
   }
 
@@ -98,10 +131,7 @@ export class RawRelay {
     for (const [id, pending] of this.pending) {
       if (pending.deadline > now) continue;
       this.settle(id, { code: -32001, message: 'Request timed out' });
-      const params = { requestId: id, reason: 'timed out' };
-      this.transport
-        .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params } as JSONRPCMessage)
-        .catch(() => undefined);
+      this.stop(id, pending, 'timed out', pending.envelope);
     }
     if (this.pending.size === 0) {
       clearInterval(this.sweeper);

@@ -1,4 +1,4 @@
-import type { Client, Transport } from '@modelcontextprotocol/client';
+import { type Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { expandServerEntry, type ServerEntry } from '../config/index.js';
 import { McpkitError } from '../errors/index.js';
 import { findNeedsLogin } from './auth/needs-login.js';
@@ -197,7 +197,8 @@ export class ServerConnection implements RequestChannel {
     this.progress.attach(transport);
     this.relay?.failAll('the connection was replaced');
     this.relay = undefined;
-    if (transport instanceof StdioTransport) {
+    // Stdio and Streamable HTTP relay (a legacy SSE server, already rare, goes through the SDK client).
+    if (transport instanceof StdioTransport || transport instanceof StreamableHTTPClientTransport) {
       this.relay = new RawRelay(transport);
       this.relay.attach();
     }
@@ -247,7 +248,7 @@ export class ServerConnection implements RequestChannel {
     return this.runner.run(request);
   }
 
-  /** The raw relay, while the server is ready and its transport can relay (stdio). */
+  /** The raw relay, while the server is ready and its transport can relay (stdio, Streamable HTTP). */
   relayPort(): RawRelayPort | undefined {
     return this.status === 'ready' && this.relay ? this.port : undefined;
   }

@@ -1,4 +1,5 @@
 import type {
+  CreateMessageRequestParamsBase,
   CreateMessageResult,
   ElicitRequestFormParams,
   ElicitResult,
@@ -10,7 +11,8 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { ListKind, RuntimeHandlers } from '../client/index.js';
 import { sessionKey } from '../serve/index.js';
-import type { Asker } from './input-flows.js';
+import type { AskedMethod, Asker } from './input-flows.js';
+import type { InputRound } from './upstream-relay.js';
 
 /** One client connection (or, for stateless HTTP, one request) the gateway serves. */
 export interface Downstream {
@@ -42,6 +44,13 @@ export interface ActiveCall {
 type Answerer =
   | { ask: Asker; downstream?: undefined; ctx?: undefined }
   | { ask?: undefined; downstream: Downstream; ctx?: ServerContext | undefined };
+
+/** What a client must declare to be asked each kind of request. */
+const CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots'> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
 
 const SEVERITY: readonly LoggingLevel[] = [
   'debug',
@@ -164,29 +173,56 @@ export class Downstreams {
   /** Handlers for the Runtime: upstream requests, answered by a downstream client. */
   handlers(): RuntimeHandlers {
     return {
-      sampling: async (params, { server }) => {
-        const { downstream, ctx, ask } = this.target(server, 'sampling');
-        if (ask) return (await ask('sampling/createMessage', params)) as CreateMessageResult;
-        const result = ctx
-          ? await ctx.mcpReq.requestSampling(params)
-          : await downstream.server.createMessage(params);
-        return result as CreateMessageResult;
-      },
-      elicitation: async (params, { server }) => {
-        const { downstream, ctx, ask } = this.target(server, 'elicitation');
-        if (ask) return (await ask('elicitation/create', params)) as ElicitResult;
-        const asked = params as ElicitRequestFormParams;
-        const result: ElicitResult = ctx
-          ? await ctx.mcpReq.elicitInput(asked)
-          : await downstream.server.elicitInput(asked);
-        return result;
-      },
-      roots: async ({ server }) => {
-        const { downstream, ask } = this.target(server, 'roots');
-        if (ask) return ((await ask('roots/list', {})) as { roots: Root[] }).roots;
-        return (await downstream.server.listRoots()).roots;
-      },
+      sampling: async (params, { server }) =>
+        (await this.answer(server, 'sampling/createMessage', params)) as CreateMessageResult,
+      elicitation: async (params, { server }) =>
+        (await this.answer(server, 'elicitation/create', params)) as ElicitResult,
+      roots: async ({ server }) => ((await this.answer(server, 'roots/list', {})) as { roots: Root[] }).roots,
     };
+  }
+
+  /**
+   * Each input request of a 2026-07-28 upstream's `input_required` result, put to the 2025 client of the
+   * call one at a time (a client shows one question at once): the retry's round.
+   */
+  async answerAll(
+    server: string,
+    result: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<InputRound> {
+    const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
+    const inputResponses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(requests))
+      inputResponses[key] = await this.answer(server, request?.method, request?.params, signal);
+    const { requestState } = result;
+    return { inputResponses, ...(typeof requestState === 'string' ? { requestState } : {}) };
+  }
+
+  /**
+   * An upstream's request to a client (sampling, elicitation, roots: a 2025 upstream's mid-call request, or
+   * one input request of a 2026-07-28 upstream's `input_required` result), put to the client whose call it
+   * serves; resolves with that client's answer. `signal` (the call's) withdraws the question.
+   */
+  async answer(upstream: string, method: unknown, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    const capability =
+      typeof method === 'string' && Object.hasOwn(CAPABILITY, method) ? CAPABILITY[method] : undefined;
+    if (!capability)
+      throw new Error(
+        `mcpkit gateway: "${upstream}" asked for input the gateway cannot ask a client for (${String(method)})`,
+      );
+    const given = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+    const { downstream, ctx, ask } = this.target(upstream, capability);
+    if (ask) return ask(method as AskedMethod, given);
+    const options = signal ? { signal } : undefined;
+    if (capability === 'roots') return downstream.server.listRoots(undefined, options);
+    if (capability === 'sampling') {
+      const asked = given as unknown as CreateMessageRequestParamsBase;
+      return ctx
+        ? ctx.mcpReq.requestSampling(asked, options)
+        : downstream.server.createMessage(asked, options);
+    }
+    const asked = given as unknown as ElicitRequestFormParams;
+    return ctx ? ctx.mcpReq.elicitInput(asked, options) : downstream.server.elicitInput(asked, options);
   }
 
   private target(upstream: string, capability: 'sampling' | 'elicitation' | 'roots'): Answerer {

@@ -21,6 +21,9 @@ import type { Upstreams } from './upstreams.js';
 /** The stateless revision: its clients answer an upstream's questions through `input_required`. */
 const MODERN = '2026-07-28';
 
+/** How many `input_required` rounds of one call the gateway answers for a 2025 client before it gives up. */
+const MAX_INPUT_ROUNDS = 16;
+
 /** One tools/call as the router takes it, from the SDK handler or the fast path. */
 export interface RoutedCall {
   /** Aborts when the client cancels (or goes away): the upstream is told to stop. */
@@ -321,7 +324,22 @@ export class ToolRouter {
           : connection.protocolVersion === MODERN
             ? { logLevel: call.downstream?.logLevel ?? 'debug' }
             : {};
-      const relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal, round));
+      let relayed = relay && (await relayToolCall(relay, target.tool, args, call.signal, round));
+      // A 2025 client cannot take `input_required`: the gateway asks it each input request, as a 2025 upstream
+      // would have mid-call, and calls again with the answers and the upstream's state — round after round.
+      for (
+        let rounds = 1;
+        relay && relayed?.kind === 'input' && call.downstream && call.era !== 'modern';
+        rounds++
+      ) {
+        if (rounds > MAX_INPUT_ROUNDS)
+          throw new ProtocolError(
+            ProtocolErrorCode.InternalError,
+            `mcpkit gateway: "${target.server}" asked for input ${MAX_INPUT_ROUNDS} times in one call; stopped`,
+          );
+        const answered = await this.host.downstreams.answerAll(target.server, relayed.result, call.signal);
+        relayed = await relayToolCall(relay, target.tool, args, call.signal, { ...round, ...answered });
+      }
       // A tool that runs only as a task: the Runtime runs it as one upstream (see `callToolAsTask`).
       if (relayed?.kind === 'result' && !requiresTask(undefined, asCallToolResult(relayed.result)))
         return asCallToolResult(relayed.result);

@@ -164,7 +164,17 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         typeof input === 'string'
           ? new Request(new URL(input, 'http://127.0.0.1'), init)
           : new Request(input, init);
-      return (await serve(webIncoming(request))) ?? new Response(null, { status: 500 });
+      const served = serve(webIncoming(request)).then(
+        (response) => response ?? new Response(null, { status: 500 }),
+      );
+      // As fetch does: a request whose signal aborts before it is answered rejects (a cancelled call gets no answer).
+      const { signal } = request;
+      if (signal.aborted) throw signal.reason;
+      return await new Promise<Response>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        served.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      });
     },
     get sessions() {
       return sessions.size;

@@ -44,8 +44,8 @@ describe('gateway fast path (frames in, frames out)', () => {
     );
   });
 
-  // The raw relay exists only for stdio upstreams: this upstream is a process.
-  it('a cancel after the input_required fallback reaches the upstream and the call gets no answer', async () => {
+  // An upstream process on the raw relay that answers input_required, and a 2025 client that answers it.
+  async function inputRequiredUpstream() {
     const started = await startGateway([]);
     stop = started.close;
     const marks = join(started.dir, 'marks');
@@ -60,8 +60,7 @@ describe('gateway fast path (frames in, frames out)', () => {
       },
     ]);
     await eventually(async () => ((await started.gateway.catalog()).tools.length === 2 ? true : undefined));
-    client = await connectInProcess(started.gateway);
-    const intercept = started.gateway.intercept();
+    client = await connectInProcess(started.gateway, { capabilities: { elicitation: {} } });
     const frames: JSONRPCMessage[] = [];
     const reply = async (m: JSONRPCMessage) => void frames.push(m);
     const read = () => {
@@ -71,17 +70,27 @@ describe('gateway fast path (frames in, frames out)', () => {
         return '';
       }
     };
+    return { intercept: started.gateway.intercept(), frames, reply, read };
+  }
+
+  it('a cancel after an input_required round reaches the upstream’s retry, and the call gets no answer', async () => {
+    const { intercept, frames, reply, read } = await inputRequiredUpstream();
+    client?.client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
     expect(
       intercept(frame({ id: 7, method: 'tools/call', params: { name: 'ir__needs-input' } }), reply),
     ).toBe(true);
-    // The relayed call came back input_required; the SDK client's call (a numeric id) is now in flight.
-    const sdkId = await eventually(() => /call number (\d+)/.exec(read())?.[1], 10_000);
+    // The gateway asked the client, and called again with its answer (on the relay: a string id).
+    const retryId = await eventually(() => /call string (\S+) Ada/.exec(read())?.[1], 10_000);
+    expect(read().match(/^call /gm)).toHaveLength(2);
     const cancelled = intercept(
       frame({ method: 'notifications/cancelled', params: { requestId: 7, reason: 'user stopped it' } }),
       reply,
     );
     expect(cancelled).toBe(true);
-    await eventually(() => (read().includes(`cancelled ${sdkId}\n`) ? true : undefined), 10_000);
+    await eventually(() => (read().includes(`cancelled ${retryId}\n`) ? true : undefined), 10_000);
     // The next call is answered; the cancelled one never is.
     expect(
       intercept(
@@ -91,5 +100,26 @@ describe('gateway fast path (frames in, frames out)', () => {
     ).toBe(true);
     await eventually(() => (frames.some((f) => (f as { id?: unknown }).id === 8) ? true : undefined), 10_000);
     expect(frames.map((f) => (f as { id?: unknown }).id)).toEqual([8]);
+  });
+
+  it('a cancel while the client is being asked withdraws the question, and the upstream is not called again', async () => {
+    const { intercept, frames, reply, read } = await inputRequiredUpstream();
+    let withdrawn: string | undefined;
+    client?.client.setRequestHandler(
+      'elicitation/create',
+      (_request, ctx) =>
+        new Promise((_resolve, reject) =>
+          ctx.mcpReq.signal.addEventListener('abort', () => {
+            withdrawn = String(ctx.mcpReq.signal.reason);
+            reject(new Error('withdrawn'));
+          }),
+        ),
+    );
+    intercept(frame({ id: 9, method: 'tools/call', params: { name: 'ir__needs-input' } }), reply);
+    await eventually(() => (read().includes('call string') ? true : undefined), 10_000);
+    intercept(frame({ method: 'notifications/cancelled', params: { requestId: 9 } }), reply);
+    await eventually('the question withdrawn', () => withdrawn, 10_000);
+    expect(read().match(/^call /gm)).toHaveLength(1);
+    expect(frames).toEqual([]);
   });
 });

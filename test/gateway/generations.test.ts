@@ -7,30 +7,18 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { GatewayOptions } from '../../src/gateway/index.js';
-import { createHttpHandler, type HttpHandler } from '../../src/serve/index.js';
+import { createHttpHandler } from '../../src/serve/index.js';
 import { connectInProcess, eventually, startGateway, textOf } from '../helpers/gateway.js';
+import { asked, modernCall } from '../helpers/modern-call.js';
 import { fixture } from '../helpers/servers.js';
 
 // A 2026-07-28 client (raw frames over the gateway's HTTP endpoint, in-process) calling tools of a real 2025
 // upstream (the SDK v1, a subprocess) that asks its client things mid-call.
-const MODERN = '2026-07-28';
-const ALL = { elicitation: {}, sampling: {}, roots: {} };
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-interface Answer {
-  id: number;
-  result?: {
-    resultType?: string;
-    inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
-    requestState?: string;
-    content?: { text: string }[];
-  };
-  error?: { code: number; message: string };
-}
 
 async function gatewayBefore(options: Partial<GatewayOptions> = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'mcpkit-generations-'));
@@ -58,46 +46,7 @@ async function gatewayBefore(options: Partial<GatewayOptions> = {}) {
   return { http, marks };
 }
 
-let nextId = 1;
-async function call(
-  http: HttpHandler,
-  tool: string,
-  extra: Record<string, unknown> = {},
-  init: { capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
-): Promise<Answer> {
-  const response = await http.request('/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': tool,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: {
-        name: tool,
-        arguments: {},
-        ...extra,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': init.capabilities ?? ALL,
-          'io.modelcontextprotocol/clientInfo': { name: 'modern-test', version: '1' },
-        },
-      },
-    }),
-    ...(init.signal ? { signal: init.signal } : {}),
-  });
-  return (await response.json()) as Answer;
-}
-
-const asked = (answer: Answer) =>
-  Object.fromEntries(
-    Object.entries(answer.result?.inputRequests ?? {}).map(([key, request]) => [key, request.method]),
-  );
+const call = modernCall;
 
 describe('gateway: a 2026-07-28 client, a 2025 upstream that asks mid-call', () => {
   it('turns each request into an input_required round, and returns the result after the last one', async () => {

@@ -89,11 +89,19 @@ export function tally(checks: Record<string, ConformanceCheck[]>): Record<string
 
 /** The 0.2 suite's every scenario at one wire against a server (one run), tallied by {@link tally}. */
 export async function serverConformance(url: string, wire: WireVersion): Promise<Record<string, string>> {
+  return tally(await serverChecks(url, wire));
+}
+
+/** The 0.2 suite's every scenario at one wire against a server (one run): each scenario's checks. */
+export async function serverChecks(
+  url: string,
+  wire: WireVersion,
+): Promise<Record<string, ConformanceCheck[]>> {
   const run = await runConformance(
     ['server', '--url', url, '--suite', 'all', '--spec-version', wire],
     'next',
   );
-  return tally(run.checks);
+  return run.checks;
 }
 
 /**
