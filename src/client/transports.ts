@@ -75,19 +75,33 @@ function remoteTransport(entry: RemoteServer, sse: boolean, auth: RemoteAuth | u
   );
 }
 
+/** The 2026-07-28 results that must carry cache hints (SEP-2549): the lists and `resources/read`. */
+const CACHEABLE = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
 /**
- * Liberal in what we accept from servers in the field: a 2026-07-28 server's result without `resultType` (the
- * conformance suite's own reference server omits it on complete results) is read as complete — the meaning
- * an absent one has on earlier revisions — where the SDK client would refuse it. Only once the server has
- * answered `server/discover` (the 2026 era); a 2025 server's results are left as they are.
+ * Liberal in what we accept from servers in the field, where the SDK client would refuse a 2026-07-28 result:
+ * one without `resultType` (the conformance suite's own reference server omits it on complete results) is read
+ * as complete — the meaning an absent one has on earlier revisions; a list or `resources/read` result without
+ * its cache hints is read as `ttlMs: 0`, `cacheScope: 'private'` (keep it for no one: the safest reading, and
+ * the SDK's own for `server/discover`). Only once the server has answered `server/discover` (the 2026 era); a
+ * 2025 server's results are left as they are.
  */
 export function completeByDefault<T extends Transport>(transport: T): T {
   const discovering = new Set<unknown>();
+  const cacheable = new Set<unknown>();
   let modern = false;
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if ('method' in message && message.method === 'server/discover' && 'id' in message)
-      discovering.add(message.id);
+    if ('method' in message && 'id' in message) {
+      if (message.method === 'server/discover') discovering.add(message.id);
+      else if (CACHEABLE.has(message.method)) cacheable.add(message.id);
+    }
     return send(message, options);
   };
   let handler: Transport['onmessage'];
@@ -99,11 +113,20 @@ export function completeByDefault<T extends Transport>(transport: T): T {
     },
   });
   const read = (message: JSONRPCMessage): JSONRPCMessage => {
+    if ('method' in message || !('id' in message)) return message;
+    const hinted = cacheable.delete(message.id);
     if (!('result' in message) || typeof message.result !== 'object' || message.result === null)
       return message;
     if (discovering.delete(message.id)) modern = true;
-    if (!modern || 'resultType' in message.result) return message;
-    return { ...message, result: { ...message.result, resultType: 'complete' } };
+    if (!modern) return message;
+    const result = message.result as Record<string, unknown>;
+    const missing = {
+      ...('resultType' in result ? {} : { resultType: 'complete' }),
+      ...(hinted && !('ttlMs' in result) ? { ttlMs: 0 } : {}),
+      ...(hinted && !('cacheScope' in result) ? { cacheScope: 'private' } : {}),
+    };
+    if (Object.keys(missing).length === 0) return message;
+    return { ...message, result: { ...result, ...missing } } as JSONRPCMessage;
   };
   return transport;
 }

@@ -79,6 +79,8 @@ export interface CatalogSource {
 /** Options for {@link buildCatalog}. */
 export interface CatalogOptions {
   prefix: PrefixMode;
+  /** A list an upstream failed to give (its items are left out of this catalog): told, not hidden. */
+  onListFailed?: (server: string, list: string, error: unknown) => void;
   pins?: {
     store: PinStore;
     mode: PinMode;
@@ -110,7 +112,7 @@ function clash(kind: string, name: string, server: string, own: string, owner: s
 
 /**
  * Gathers the lists of every ready upstream (in parallel) into one catalog. A server whose listing fails
- * contributes nothing this time; pins are checked here, so a changed tool is hidden before anyone sees it.
+ * contributes nothing this time (`onListFailed` hears why); pins are checked here, so a changed tool is hidden before anyone sees it.
  */
 export async function buildCatalog(
   sources: readonly CatalogSource[],
@@ -118,11 +120,15 @@ export async function buildCatalog(
 ): Promise<Catalog> {
   const lists = await Promise.all(
     sources.map(async ({ connection, alwaysLoad, naming }) => {
+      const failed = (list: string) => (error: unknown) => {
+        options.onListFailed?.(connection.id, list, error);
+        return [];
+      };
       const [tools, prompts, resources, templates, skills] = await Promise.all([
-        connection.listTools().catch(() => []),
-        connection.listPrompts().catch(() => []),
-        connection.listResources().catch(() => []),
-        connection.listResourceTemplates().catch(() => []),
+        connection.listTools().catch(failed('tools')),
+        connection.listPrompts().catch(failed('prompts')),
+        connection.listResources().catch(failed('resources')),
+        connection.listResourceTemplates().catch(failed('resource templates')),
         upstreamSkills(connection),
       ]);
       return { server: connection.id, alwaysLoad, naming, tools, prompts, resources, templates, skills };

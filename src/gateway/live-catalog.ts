@@ -1,4 +1,5 @@
 import type { ListKind } from '../client/index.js';
+import { errorMessage } from '../internal/error-message.js';
 import { writeFileAtomic } from '../internal/text-file.js';
 import { type Advertised, advertised } from './advertised.js';
 import { buildCatalog, type Catalog, type PrefixMode } from './catalog.js';
@@ -113,6 +114,14 @@ export class LiveCatalog {
     const { pins, pinMode: mode, once, log } = this.options;
     const catalog = await buildCatalog(this.options.upstreams.sources(), {
       prefix: this.options.prefix,
+      // Once per server, list and reason: a listing that keeps failing is said once, not at every rebuild.
+      onListFailed: (server, list, error) => {
+        const why = errorMessage(error).split('\n')[0];
+        once(
+          `list:${server}:${list}:${why}`,
+          `cannot list the ${list} of server "${server}": ${why}; left out until it lists them`,
+        );
+      },
       ...(pins
         ? {
             pins: {

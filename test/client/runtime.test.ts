@@ -194,11 +194,12 @@ describe('Runtime protocol generations', () => {
     expect(greeting.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
   });
 
-  it("reads a 2026-07-28 stdio server's result without resultType as complete", async () => {
+  it("reads a 2026-07-28 stdio server's result without resultType as complete, a list without cache hints as uncacheable", async () => {
     // As the conformance suite's reference server answers: the SDK client alone refuses such a result.
     const omits = { command: process.execPath, args: [fixture('servers/omits-result-type-server.mjs')] };
     const rt = await runtime({ servers: [{ name: 'omits', entry: omits }] });
     expect(rt.server('omits').protocolVersion).toBe('2026-07-28');
+    expect((await rt.server('omits').listTools()).map((tool) => tool.name)).toEqual(['echo']);
     const echoed = await rt.server('omits').callTool('echo', { text: 'hi' });
     expect(echoed.content).toEqual([{ type: 'text', text: 'echo: hi' }]);
     expect(echoed.isError).toBeUndefined();

@@ -326,7 +326,10 @@ describe('gateway: start-up', () => {
     await eventually(async () => ((await toolNames(client)).includes('slow__pid') ? true : undefined));
     // The notification may trail a tools/list that already shows the late tools: wait for it too.
     await eventually(() => (listChanges(client) > 0 ? true : undefined));
-    expect(client.stderr()).toContain('1/2 servers ready, 8 tools (1 still starting; they join when ready)');
+    // The summary at the wait's end: the slow one still starting (on a loaded machine the fast one may be too).
+    expect(client.stderr()).toMatch(
+      /(1\/2 servers ready, 8 tools \(1|0\/2 servers ready, 0 tools \(2) still starting; they join when ready\)/,
+    );
   });
 
   it('rejects a bad number with exit 2 naming the flag', async () => {

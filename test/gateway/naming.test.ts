@@ -1,7 +1,15 @@
+import { Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServerEntry } from '../../src/config/index.js';
 import { isMcpkitError } from '../../src/errors/index.js';
-import { connectInProcess, startGateway, textOf, toolServer } from '../helpers/gateway.js';
+import {
+  connectInProcess,
+  eventually,
+  inProcessUpstream,
+  startGateway,
+  textOf,
+  toolServer,
+} from '../helpers/gateway.js';
 
 // A server entry's `prefix` (an alias for its name in exposed names) and `rename` (a tool under another name).
 const cleanups: (() => Promise<void>)[] = [];
@@ -68,6 +76,30 @@ describe('gateway: per-server prefix and per-tool rename', () => {
     expect(bad.ok ? [] : bad.issues).toEqual([
       { path: ['prefix'], message: 'must not contain "__"' },
       { path: ['rename', 't'], message: 'must be 1-64 characters of A-Z a-z 0-9 _ -' },
+    ]);
+  });
+});
+
+describe('gateway: an upstream whose listing fails', () => {
+  it('leaves its tools out and says why once, while the others are listed', async () => {
+    const broken = inProcessUpstream('broken', () => {
+      const server = new Server({ name: 'broken', version: '1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler('tools/list', () => {
+        throw new Error('the tool database is offline');
+      });
+      return server;
+    });
+    const started = await startGateway([broken, toolServer('files', { read: 'Reads.' })]);
+    cleanups.push(started.close);
+    const client = await connectInProcess(started.gateway);
+    cleanups.push(client.close);
+    expect((await client.client.listTools()).tools.map((t) => t.name)).toEqual(['files__read']);
+    await started.gateway.reconcile([broken, toolServer('files', { read: 'Reads.', write: 'Writes.' })]);
+    await eventually('the new tool', async () =>
+      (await client.client.listTools()).tools.length === 2 ? true : undefined,
+    );
+    expect(started.log.filter((line) => line.includes('broken'))).toEqual([
+      'cannot list the tools of server "broken": the tool database is offline; left out until it lists them',
     ]);
   });
 });
