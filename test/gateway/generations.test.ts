@@ -2,14 +2,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryTransport } from '@modelcontextprotocol/client';
-import { acceptedContent, inputRequired, McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { createHttpHandler } from '../../src/serve/index.js';
 import { connectInProcess, eventually, startGateway, textOf } from '../helpers/gateway.js';
-import { asked, modernCall } from '../helpers/modern-call.js';
+import { asked, modernCall, registerTwoQuestions } from '../helpers/modern-call.js';
 import { fixture } from '../helpers/servers.js';
 
 // A 2026-07-28 client (raw frames over the gateway's HTTP endpoint, in-process) calling tools of a real 2025
@@ -183,10 +182,6 @@ describe('gateway: a 2026-07-28 client, a 2025 upstream that asks mid-call', () 
 
 describe('gateway: a 2025 client, a 2026-07-28 upstream that answers input_required', () => {
   it('asks the client each round with a real request, and retries upstream with the answers', async () => {
-    const form = (key: string) => ({
-      type: 'object' as const,
-      properties: { [key]: { type: 'string' as const } },
-    });
     const upstream = {
       name: 'modern',
       entry: { command: 'in-process' },
@@ -195,27 +190,7 @@ describe('gateway: a 2025 client, a 2026-07-28 upstream that answers input_requi
         serveStdio(
           () => {
             const instance = new McpServer({ name: 'modern', version: '1' });
-            instance.registerTool('two_questions', { inputSchema: z.object({}) }, async (_args, ctx) => {
-              // Each retry carries only the last round's answers; what came before rides in the state.
-              const name = acceptedContent(ctx.mcpReq.inputResponses, 'name');
-              const color = acceptedContent(ctx.mcpReq.inputResponses, 'color');
-              const state = ctx.mcpReq.requestState();
-              if (name)
-                return inputRequired({
-                  inputRequests: {
-                    color: inputRequired.elicit({ message: 'Color?', requestedSchema: form('color') }),
-                  },
-                  requestState: JSON.stringify(name),
-                });
-              if (!color || typeof state !== 'string')
-                return inputRequired({
-                  inputRequests: {
-                    name: inputRequired.elicit({ message: 'Name?', requestedSchema: form('name') }),
-                  },
-                });
-              const first = JSON.parse(state) as { name: string };
-              return { content: [{ type: 'text', text: `${first.name} likes ${color.color}` }] };
-            });
+            registerTwoQuestions(instance);
             return instance;
           },
           { transport: server },

@@ -1,44 +1,19 @@
-import { acceptedContent, inputRequired, McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import * as z from 'zod';
 import { createHttpHandler, serveOverHttp } from '../../src/serve/index.js';
 import { clientOf, eventually, gatewayOf, textOf } from '../helpers/gateway.js';
-import { asked, modernCall } from '../helpers/modern-call.js';
+import { asked, modernCall, registerTwoQuestions } from '../helpers/modern-call.js';
 
 // A 2026-07-28 upstream over real Streamable HTTP (the SDK v2 server on 127.0.0.1, port 0), behind the gateway:
 // its `input_required` results reach a 2026-07-28 client as they are and are answered by a 2025 client
 // through real requests; a cancelled call stops the upstream's. The upstream counts the calls it gets.
-const form = (key: string) => ({
-  type: 'object' as const,
-  properties: { [key]: { type: 'string' as const } },
-});
 
 async function modernUpstream() {
   const seen = { calls: 0, aborted: 0 };
   const http = await serveOverHttp(() => {
     const server = new McpServer({ name: 'modern-http', version: '1' });
-    server.registerTool('two_questions', { inputSchema: z.object({}) }, async (_args, ctx) => {
-      seen.calls++;
-      const name = acceptedContent(ctx.mcpReq.inputResponses, 'name');
-      const color = acceptedContent(ctx.mcpReq.inputResponses, 'color');
-      const state = ctx.mcpReq.requestState();
-      if (name)
-        return inputRequired({
-          inputRequests: {
-            color: inputRequired.elicit({ message: 'Color?', requestedSchema: form('color') }),
-          },
-          requestState: JSON.stringify(name),
-        });
-      if (!color || typeof state !== 'string')
-        return inputRequired({
-          inputRequests: { name: inputRequired.elicit({ message: 'Name?', requestedSchema: form('name') }) },
-        });
-      return {
-        content: [
-          { type: 'text', text: `${(JSON.parse(state) as { name: string }).name} likes ${color.color}` },
-        ],
-      };
-    });
+    registerTwoQuestions(server, () => seen.calls++);
     server.registerTool('hang', { inputSchema: z.object({}) }, async (_args, ctx) => {
       seen.calls++;
       await new Promise<void>((resolve) => ctx.mcpReq.signal.addEventListener('abort', () => resolve()));

@@ -3,12 +3,12 @@ import * as z from 'zod';
 import { callToolAsTask, listTasks } from '../../src/client/tool-tasks.js';
 import { createHttpHandler, type HttpHandler } from '../../src/serve/index.js';
 import { connectInProcess, eventually, startGateway, textOf } from '../helpers/gateway.js';
+import { modernRequest } from '../helpers/modern-call.js';
 import { everything, fixture } from '../helpers/servers.js';
 
 // The tasks extension (SEP-2663) through the gateway: two real upstreams (mcpkit's stand-in for the
 // conformance suite's reference server, subprocesses) make tasks; a 2026-07-28 client (raw frames over the
 // gateway's HTTP endpoint, in-process) sees them under the gateway's ids.
-const MODERN = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { extensions: { [TASKS]: {} } };
 
@@ -40,39 +40,12 @@ async function gatewayOver(servers: Parameters<typeof startGateway>[0]) {
   return { http, gateway: started.gateway };
 }
 
-let nextId = 1;
-async function send(
+const send = (
   http: HttpHandler,
   method: string,
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = WITH_TASKS,
-): Promise<Answer> {
-  const name = method === 'tools/call' ? params.name : params.taskId;
-  const response = await http.request('/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1' },
-        },
-      },
-    }),
-  });
-  return (await response.json()) as Answer;
-}
+) => modernRequest<Answer>(http, method, params, { capabilities });
 
 const slow = (http: HttpHandler, server: string, seconds: number, label: string) =>
   send(http, 'tools/call', { name: `${server}__slow_compute`, arguments: { seconds, label } });

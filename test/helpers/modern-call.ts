@@ -1,3 +1,5 @@
+import { acceptedContent, inputRequired, type McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { HttpHandler } from '../../src/serve/index.js';
 
 /** The 2026-07-28 revision, as a raw client names it. */
@@ -21,33 +23,31 @@ export interface Answer {
 let nextId = 1;
 
 /**
- * A 2026-07-28 client's tools/call as raw frames on an in-process HTTP handler (the gateway's): the
- * per-request `_meta` envelope with `capabilities` (default {@link ALL}), `extra` params (a retry's
- * `inputResponses` and `requestState`), and a signal that drops the request.
+ * A 2026-07-28 client's request as raw frames on an in-process HTTP handler (the gateway's): the `Mcp-Method`
+ * and `Mcp-Name` headers, the per-request `_meta` envelope with `capabilities`, and a signal that drops it.
  */
-export async function modernCall(
+export async function modernRequest<T = Answer>(
   http: HttpHandler,
-  tool: string,
-  extra: Record<string, unknown> = {},
+  method: string,
+  params: Record<string, unknown>,
   init: { capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
-): Promise<Answer> {
+): Promise<T> {
+  const name = method === 'tools/call' ? params.name : params.taskId;
   const response = await http.request('/mcp', {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': tool,
+      'mcp-method': method,
+      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: nextId++,
-      method: 'tools/call',
+      method,
       params: {
-        name: tool,
-        arguments: {},
-        ...extra,
+        ...params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': MODERN,
           'io.modelcontextprotocol/clientCapabilities': init.capabilities ?? ALL,
@@ -57,7 +57,46 @@ export async function modernCall(
     }),
     ...(init.signal ? { signal: init.signal } : {}),
   });
-  return (await response.json()) as Answer;
+  return (await response.json()) as T;
+}
+
+/** {@link modernRequest} for a tools/call of `tool` with no arguments, plus `extra` params (a retry's answers). */
+export function modernCall(
+  http: HttpHandler,
+  tool: string,
+  extra: Record<string, unknown> = {},
+  init: { capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
+): Promise<Answer> {
+  return modernRequest(http, 'tools/call', { name: tool, arguments: {}, ...extra }, init);
+}
+
+/**
+ * A 2026-07-28 tool that asks two questions, a round each (`Name?`, then `Color?`), and answers
+ * `<name> likes <color>`: each retry carries only the last round's answers; what came before rides in the
+ * state. `onCall` hears each call it gets.
+ */
+export function registerTwoQuestions(server: McpServer, onCall: () => void = () => undefined): void {
+  const form = (key: string) => ({
+    type: 'object' as const,
+    properties: { [key]: { type: 'string' as const } },
+  });
+  server.registerTool('two_questions', { inputSchema: z.object({}) }, async (_args, ctx) => {
+    onCall();
+    const name = acceptedContent(ctx.mcpReq.inputResponses, 'name');
+    const color = acceptedContent(ctx.mcpReq.inputResponses, 'color');
+    const state = ctx.mcpReq.requestState();
+    if (name)
+      return inputRequired({
+        inputRequests: { color: inputRequired.elicit({ message: 'Color?', requestedSchema: form('color') }) },
+        requestState: JSON.stringify(name),
+      });
+    if (!color || typeof state !== 'string')
+      return inputRequired({
+        inputRequests: { name: inputRequired.elicit({ message: 'Name?', requestedSchema: form('name') }) },
+      });
+    const first = JSON.parse(state) as { name: string };
+    return { content: [{ type: 'text', text: `${first.name} likes ${color.color}` }] };
+  });
 }
 
 /** What an `input_required` answer asks, by key: the method of each input request. */
