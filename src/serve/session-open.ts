@@ -5,6 +5,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { HttpSession, HttpSessions } from './http-sessions.js';
+import { MemoryEventStore } from './memory-events.js';
 import type { RedisState, SessionEventStore } from './redis-state.js';
 import type { SessionSeal } from './session-seal.js';
 
@@ -24,6 +25,9 @@ export interface SessionMaker {
   shared?: SharedSessions | undefined;
 }
 
+/** How long a client whose SSE stream dropped waits before it reconnects (the SSE `retry` field). */
+const RETRY_MS = 1000;
+
 /** A session's transport and server, not yet initialized. */
 async function build(
   maker: SessionMaker,
@@ -33,7 +37,10 @@ async function build(
   const server = await maker.factory({ era: 'legacy' });
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
-    ...(events ? { eventStore: events } : {}),
+    // Every stream starts with a priming event and a `retry`, so a client whose stream drops resumes it
+    // with Last-Event-ID (SEP-1699); replicas keep the events in Redis, one process in memory.
+    eventStore: events ?? new MemoryEventStore(),
+    retryInterval: RETRY_MS,
     onsessionclosed: (closed) => {
       maker.sessions.remove(closed, 'deleted');
       // Ended for every replica, not only this one: no other may rebuild it from the sealed id.

@@ -67,6 +67,49 @@ function replica(factory: Parameters<typeof createHttpHandler>[0], options = {})
   return handler;
 }
 
+/**
+ * Calls `steps` on `first`, reads until "step 1", drops the stream, lets the call finish, and resumes on
+ * `second` with Last-Event-ID: the raw text read before the drop, and what each resumed event carried.
+ */
+async function cutAndResume(
+  first: HttpHandler,
+  second: HttpHandler,
+  headers: Record<string, string>,
+  go: (i: number) => void,
+): Promise<{ seen: string; resumed: (string | undefined)[] }> {
+  const call = await post(
+    first,
+    { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'steps', arguments: {} } },
+    headers,
+  );
+  const reader = call.body?.getReader();
+  if (!reader) throw new Error('no body');
+  go(0);
+  let seen = '';
+  const decoder = new TextDecoder();
+  while (!seen.includes('step 1')) seen += decoder.decode((await reader.read()).value);
+  await reader.cancel(); // the client's connection drops here
+  const last = sseEvents(seen)
+    .filter((e) => e.id)
+    .at(-1)?.id as string;
+  go(1);
+  go(2);
+  // The call finishes while the client is away; its events are kept for it.
+  const text = await eventually(async () => {
+    const response = await second.request('/mcp', {
+      method: 'GET',
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': last },
+    });
+    const body = await response.text();
+    return body.includes('all steps done') ? body : undefined;
+  });
+  const resumed = sseEvents(text).map(
+    ({ data }) =>
+      (data?.params as { data?: string } | undefined)?.data ?? (data?.result ? 'result' : undefined),
+  );
+  return { seen, resumed };
+}
+
 describe('sealed session ids: a 2025 session works on any replica with the key', () => {
   it('a session opened on one replica is served by another; a replica with another key says 404', async () => {
     const { factory } = stepServer();
@@ -112,39 +155,8 @@ describe.skipIf(missingEngines('redis'))('with Redis: resumption and ends shared
     const seal = new SessionSeal(KEY);
     const a = replica(factory, { shared: { seal, state: await connect() } });
     const b = replica(factory, { shared: { seal, state: await connect() } });
-    const headers = await open(a);
-    const call = await post(
-      a,
-      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'steps', arguments: {} } },
-      headers,
-    );
-    const reader = call.body?.getReader();
-    if (!reader) throw new Error('no body');
-    go(0);
-    let seen = '';
-    const decoder = new TextDecoder();
-    while (!seen.includes('step 1')) seen += decoder.decode((await reader.read()).value);
-    await reader.cancel(); // the client's connection drops here
-    const last = sseEvents(seen)
-      .filter((e) => e.id)
-      .at(-1)?.id as string;
-    go(1);
-    go(2);
-    // The call finishes on replica a while the client is away; its events are in Redis.
-    const resumed = await eventually(async () => {
-      const response = await b.request('/mcp', {
-        method: 'GET',
-        headers: { ...headers, accept: 'text/event-stream', 'last-event-id': last },
-      });
-      const text = await response.text();
-      return text.includes('all steps done') ? text : undefined;
-    });
-    const data = sseEvents(resumed).map((e) => e.data);
-    expect(
-      data.map(
-        (d) => (d?.params as { data?: string } | undefined)?.data ?? (d?.result ? 'result' : undefined),
-      ),
-    ).toEqual(['step 2', 'step 3', 'result']);
+    const { resumed } = await cutAndResume(a, b, await open(a), go);
+    expect(resumed).toEqual(['step 2', 'step 3', 'result']);
   });
 
   it('a session ended (DELETE) on one replica is gone on all of them', async () => {
@@ -194,5 +206,15 @@ describe.skipIf(missingEngines('redis'))('with Redis gone', () => {
       await stateB.close();
       await redis.close();
     }
+  });
+});
+
+describe('one process, no Redis: SSE polling and resumption (SEP-1699)', () => {
+  it('opens a stream with a priming event (id, retry, no data) and replays what a dropped client missed', async () => {
+    const { factory, go } = stepServer();
+    const handler = replica(factory);
+    const { seen, resumed } = await cutAndResume(handler, handler, await open(handler), go);
+    expect(seen.split('\n\n')[0]).toMatch(/^id: \S+\nretry: 1000\ndata: $/u);
+    expect(resumed).toEqual(['step 2', 'step 3', 'result']);
   });
 });

@@ -1,0 +1,49 @@
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+
+/** How many events one session keeps for replay; older ones go first. */
+const KEPT = 200;
+
+/**
+ * One 2025 session's SSE events, in memory, for a client that reconnects with `Last-Event-ID` (SEP-1699:
+ * SSE polling and resumption). With an event store the SDK opens every SSE stream of the session with a
+ * priming event (an id, empty data, and the `retry` the session gives), so a client whose stream drops
+ * mid-call knows where to resume. Replicas share theirs in Redis instead (`SessionEventStore`); a single
+ * process keeps the last {@link KEPT} events of each session, dropped with the session.
+ */
+export class MemoryEventStore implements EventStore {
+  private readonly events: { id: EventId; streamId: StreamId; message: JSONRPCMessage }[] = [];
+  private counter = 0;
+
+  async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    const id = `${streamId}/${++this.counter}`;
+    // The priming event has nothing to replay: only its id is needed.
+    if (Object.keys(message).length === 0) return id;
+    this.events.push({ id, streamId, message });
+    if (this.events.length > KEPT) this.events.shift();
+    return id;
+  }
+
+  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return streamOf(eventId);
+  }
+
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
+    const streamId = streamOf(lastEventId);
+    const after = Number(lastEventId.slice(lastEventId.lastIndexOf('/') + 1));
+    if (streamId === undefined || !Number.isSafeInteger(after))
+      throw new Error(`not an event id of this session: ${lastEventId}`);
+    for (const event of this.events) {
+      if (event.streamId !== streamId) continue;
+      if (Number(event.id.slice(event.id.lastIndexOf('/') + 1)) > after) await send(event.id, event.message);
+    }
+    return streamId;
+  }
+}
+
+function streamOf(eventId: EventId): StreamId | undefined {
+  const at = eventId.lastIndexOf('/');
+  return at > 0 && /^\d+$/u.test(eventId.slice(at + 1)) ? eventId.slice(0, at) : undefined;
+}
