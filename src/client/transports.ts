@@ -7,6 +7,7 @@ import {
 import { isStdioServer, type RemoteServer, type ServerEntry } from '../config/index.js';
 import { childEnvironment } from '../internal/child-environment.js';
 import type { RemoteAuth } from './auth/remote-auth.js';
+import { listenLinesAsEvents } from './listen-lines.js';
 import { requestFetch } from './request-fetch.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -62,7 +63,7 @@ function remoteTransport(entry: RemoteServer, sse: boolean, auth: RemoteAuth | u
   return completeByDefault(
     new StreamableHTTPClientTransport(url, {
       requestInit,
-      fetch,
+      fetch: listenLinesAsEvents(fetch),
       ...authProvider,
       // Claude Code's policy for a dropped stream: 5 attempts from 1 s, doubling.
       reconnectionOptions: {
