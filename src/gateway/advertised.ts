@@ -3,6 +3,9 @@ import { count } from '../internal/plural.js';
 import type { CatalogSource, PrefixMode } from './catalog.js';
 import { CALL_TOOL, TOOL_SEARCH } from './tool-search.js';
 
+/** The stateless revision, whose subscriptions are `subscriptions/listen` streams. */
+const MODERN = '2026-07-28';
+
 /** What the gateway advertises to a client: capabilities and instructions, from its ready upstreams. */
 export interface Advertised {
   capabilities: ServerCapabilities;
@@ -29,14 +32,27 @@ function capabilities(sources: readonly CatalogSource[], extensions: readonly st
     tools: { listChanged: true },
     resources: {
       listChanged: true,
-      ...(offered.some((c) => c.resources?.subscribe) ? { subscribe: true } : {}),
+      ...(sources.some(subscribable) ? { subscribe: true } : {}),
     },
     logging: {},
     ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
-    ...(offered.some((c) => c.completions) ? { completions: {} } : {}),
+    // Prompts and resource templates are what completion completes: the gateway answers for them (an
+    // upstream that does not declare completions is still asked; see `complete` in proxy-handlers.ts).
+    ...(offered.some((c) => c.completions || c.prompts || c.resources) ? { completions: {} } : {}),
     // Upstream tasks pass through (tasks/task-routes.ts) to clients that declare the extension.
     ...(passed.length > 0 ? { extensions: Object.fromEntries(passed.map((name) => [name, {}])) } : {}),
   };
+}
+
+/**
+ * Whether a 2025 client's `resources/subscribe` can reach this upstream: it declares subscriptions, or it
+ * serves resources on a 2026-07-28 connection, where a subscription is a `subscriptions/listen` stream
+ * (the gateway opens one per subscribed resource; `ServerHandle.subscribeResource`).
+ */
+function subscribable(source: CatalogSource): boolean {
+  const resources = source.connection.capabilities?.resources;
+  if (resources?.subscribe === true) return true;
+  return resources !== undefined && source.connection.protocolVersion === MODERN;
 }
 
 function instructions(sources: readonly CatalogSource[], prefix: PrefixMode): string | undefined {

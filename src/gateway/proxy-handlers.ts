@@ -126,7 +126,11 @@ export function installHandlers(
     const namespaced = await readNamespaced(host, uri, ctx.mcpReq.signal);
     if (namespaced) return namespaced;
     const owner = await resourceServer(host, uri);
-    return relay(() => host.upstreams.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal }));
+    return relay(() => host.upstreams.ready(owner).readResource(uri, { signal: ctx.mcpReq.signal })).catch(
+      (error: unknown) => {
+        throw namingTheUri(error, uri);
+      },
+    );
   });
   if (capabilities.resources?.subscribe) {
     server.setRequestHandler('resources/subscribe', async (request) => {
@@ -197,23 +201,51 @@ export function installHandlers(
 
 async function complete(host: HandlerHost, params: CompleteRequest['params']) {
   const catalog = await host.catalog();
-  const empty = { completion: { values: [], hasMore: false } };
   if (params.ref.type === 'ref/prompt') {
     const prompt = catalog.promptsByName.get(params.ref.name);
     if (!prompt)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${params.ref.name}`);
-    const connection = host.upstreams.ready(prompt.server);
-    if (!connection.capabilities?.completions) return empty;
-    return relay(() => connection.complete({ ...params, ref: { type: 'ref/prompt', name: prompt.prompt } }));
+    return completeOn(host, prompt.server, { ...params, ref: { type: 'ref/prompt', name: prompt.prompt } });
   }
   const uri = params.ref.uri;
   const owner =
     resourceOwner(catalog, uri) ?? catalog.templates.find((t) => t.template.uriTemplate === uri)?.server;
-  if (owner === undefined) return empty;
-  const connection = host.upstreams.ready(owner);
-  if (!connection.capabilities?.completions) return empty;
-  return relay(() => connection.complete(params));
+  return owner === undefined ? NO_COMPLETION : completeOn(host, owner, params);
 }
+
+const NO_COMPLETION = { completion: { values: [], hasMore: false } };
+
+/**
+ * Asks the upstream even when it does not declare completions (liberal: a 2026-07-28 server in the field —
+ * the conformance suite's reference — answers `completion/complete` without declaring it); one that does
+ * not know the method has no suggestions.
+ */
+async function completeOn(host: HandlerHost, server: string, params: CompleteRequest['params']) {
+  const connection = host.upstreams.ready(server);
+  try {
+    return await relay(() => connection.complete(params));
+  } catch (error) {
+    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound)
+      return NO_COMPLETION;
+    throw error;
+  }
+}
+
+/**
+ * An upstream's "no such resource" (-32602, or -32002 of earlier revisions) names the URI in its data, as
+ * SEP-2164 asks: a 2025 upstream's error often does not, and the client should learn which one.
+ */
+function namingTheUri(error: unknown, uri: string): unknown {
+  if (!(error instanceof ProtocolError)) return error;
+  if (error.code !== ProtocolErrorCode.InvalidParams && error.code !== RESOURCE_NOT_FOUND) return error;
+  const data = error.data;
+  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) return error;
+  if (data && 'uri' in data) return error;
+  return new ProtocolError(error.code, error.message, { ...data, uri });
+}
+
+/** "Resource not found" before SEP-2164 made it -32602. */
+const RESOURCE_NOT_FOUND = -32002;
 
 /** The upstream serving a resource URI (listed, matched by a template, or the only one with resources). */
 async function resourceServer(host: HandlerHost, uri: string): Promise<string> {

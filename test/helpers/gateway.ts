@@ -82,6 +82,7 @@ function recordNotifications(client: Client): { method: string; params?: unknown
     'notifications/tools/list_changed',
     'notifications/prompts/list_changed',
     'notifications/resources/list_changed',
+    'notifications/resources/updated',
     'notifications/message',
   ] as const) {
     client.setNotificationHandler(method, (note) => {

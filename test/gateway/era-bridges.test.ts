@@ -1,0 +1,111 @@
+import { InMemoryTransport } from '@modelcontextprotocol/client';
+import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import type { RuntimeServerConfig } from '../../src/client/index.js';
+import { clientOf, eventually, gatewayOf, inProcessUpstream } from '../helpers/gateway.js';
+
+// What the gateway bridges between a 2025 client and an upstream of the other era (issue 29), in-process.
+
+/** An in-process upstream that speaks 2026-07-28 (serveStdio's era decision over the in-memory pair). */
+function modernUpstream(name: string, build: () => McpServer): RuntimeServerConfig {
+  return {
+    name,
+    entry: { command: 'in-process' },
+    transport: () => {
+      const [client, server] = InMemoryTransport.createLinkedPair();
+      serveStdio(build, { transport: server });
+      return client;
+    },
+  };
+}
+
+/** A 2026-07-28 upstream with two text resources, `note://a` and `note://b`; `subscribe` as declared. */
+function notes(subscribe: boolean) {
+  let live: McpServer | undefined;
+  const config = modernUpstream('notes', () => {
+    live = new McpServer(
+      { name: 'notes', version: '1' },
+      { capabilities: { resources: subscribe ? { subscribe: true } : {} } },
+    );
+    for (const key of ['a', 'b'])
+      live.registerResource(key, `note://${key}`, {}, async (uri) => ({
+        contents: [{ uri: uri.href, text: `note ${key}` }],
+      }));
+    return live;
+  });
+  return { config, changed: (uri: string) => live?.server.sendResourceUpdated({ uri }) };
+}
+
+const updates = (client: { notifications: { method: string; params?: unknown }[] }) =>
+  client.notifications
+    .filter((n) => n.method === 'notifications/resources/updated')
+    .map((n) => (n.params as { uri: string }).uri);
+
+describe('gateway: a 2025 client subscribed to a 2026-07-28 upstream’s resource', () => {
+  it('gets notifications/resources/updated through the upstream’s subscriptions/listen, until it unsubscribes', async () => {
+    const upstream = notes(true);
+    const { gateway } = await gatewayOf([upstream.config]);
+    const client = await clientOf(gateway);
+    expect(client.client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    await client.client.subscribeResource({ uri: 'note://a' });
+    await client.client.subscribeResource({ uri: 'note://b' });
+    await upstream.changed('note://a');
+    await eventually(() => (updates(client).length === 1 ? true : undefined));
+    expect(updates(client)).toEqual(['note://a']);
+    await client.client.unsubscribeResource({ uri: 'note://a' });
+    await upstream.changed('note://a');
+    await upstream.changed('note://b');
+    // b's update comes after a's would have (one channel, in order): a's did not come.
+    await eventually(() => (updates(client).length === 2 ? true : undefined));
+    expect(updates(client)).toEqual(['note://a', 'note://b']);
+  });
+
+  it('is offered subscriptions by an upstream that serves resources but does not declare them', async () => {
+    const { gateway } = await gatewayOf([notes(false).config]);
+    const client = await clientOf(gateway);
+    expect(client.client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    await expect(client.client.subscribeResource({ uri: 'note://a' })).resolves.toEqual({});
+    await expect(client.client.unsubscribeResource({ uri: 'note://a' })).resolves.toEqual({});
+  });
+});
+
+describe('gateway: completion and missing resources across eras', () => {
+  it('answers completion/complete for a prompt of an upstream without completions: no suggestions', async () => {
+    const plain = modernUpstream('plain', () => {
+      const server = new McpServer({ name: 'plain', version: '1' });
+      server.registerPrompt('greet', { argsSchema: z.object({ who: z.string() }) }, ({ who }) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `hi ${who}` } }],
+      }));
+      return server;
+    });
+    const { gateway } = await gatewayOf([plain]);
+    const client = await clientOf(gateway);
+    expect(client.client.getServerCapabilities()?.completions).toEqual({});
+    const result = await client.client.complete({
+      ref: { type: 'ref/prompt', name: 'plain__greet' },
+      argument: { name: 'who', value: 'A' },
+    });
+    expect(result.completion).toEqual({ values: [], hasMore: false });
+  });
+
+  it('names the URI in the data of a 2025 upstream’s “resource not found” (SEP-2164)', async () => {
+    const old = inProcessUpstream('old', () => {
+      // The SDK v1 says "not found" without naming the URI in the error's data.
+      const server = new V1McpServer({ name: 'old', version: '1' });
+      server.registerResource('here', 'old://here', {}, async (uri) => ({
+        contents: [{ uri: uri.href, text: 'here' }],
+      }));
+      return server as unknown as McpServer;
+    });
+    const { gateway } = await gatewayOf([old]);
+    const client = await clientOf(gateway);
+    const uri = 'old://nowhere';
+    await expect(client.client.readResource({ uri })).rejects.toMatchObject({
+      code: -32602,
+      data: { uri },
+    });
+  });
+});
