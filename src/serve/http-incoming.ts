@@ -21,10 +21,10 @@ export interface Incoming {
   /** The request as a web `Request` for the SDK (its body already read: pass the parsed frame along). */
   toRequest(): Request;
   /**
-   * Answers 200 with one JSON-RPC message (an intercept's answer): written straight to node's response,
-   * or the `Response` a web caller gets. Undefined once written.
+   * Answers with one JSON-RPC message (an intercept's answer; 200 unless `status` says otherwise): written
+   * straight to node's response, or the `Response` a web caller gets. Undefined once written.
    */
-  json(message: JSONRPCMessage): Response | undefined;
+  json(message: JSONRPCMessage, status?: number): Response | undefined;
   /** The node request and response, for pages served beside the endpoint (the node door only). */
   readonly node?: { req: IncomingMessage; res: ServerResponse };
 }
@@ -54,8 +54,8 @@ export function nodeIncoming(req: IncomingMessage, res: ServerResponse): Incomin
       });
       return request;
     },
-    json: (message) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+    json: (message, status = 200) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(message));
       return undefined;
     },
     node: { req, res },
@@ -74,7 +74,7 @@ export function webIncoming(request: Request): Incoming {
     signal: request.signal,
     body: (limit) => readWebBody(request, limit),
     toRequest: () => request,
-    json: (message) => Response.json(message),
+    json: (message, status = 200) => Response.json(message, { status }),
   };
 }
 

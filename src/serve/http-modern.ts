@@ -66,7 +66,7 @@ export function createModernAdapter(factory: McpServerFactory, options: ModernOp
       if (options.intercept && isPlainModernRequest(incoming, message)) {
         let reply: (answer: JSONRPCMessage) => Promise<void> = async () => undefined;
         const answered = new Promise<Response | undefined>((resolve) => {
-          reply = async (answer) => resolve(incoming.json(answer));
+          reply = async (answer) => resolve(incoming.json(answer, statusOf(answer)));
         });
         const context = {
           era: 'modern' as const,
@@ -81,6 +81,19 @@ export function createModernAdapter(factory: McpServerFactory, options: ModernOp
     close: () => sdk.close(),
   };
 }
+
+/**
+ * The HTTP status of an intercept's answer, as the SDK gives its own: a JSON-RPC error from a handler is the
+ * payload of a 200, but for MissingRequiredClientCapability (-32021), which the spec answers with 400 Bad
+ * Request over HTTP (an upstream's -32021 relayed by a proxy included).
+ */
+function statusOf(answer: JSONRPCMessage): number {
+  const error = (answer as { error?: { code?: unknown } }).error;
+  return error?.code === MISSING_CAPABILITY ? 400 : 200;
+}
+
+/** MissingRequiredClientCapabilityError (SEP-2575). */
+const MISSING_CAPABILITY = -32021;
 
 /**
  * Whether an Accept header allows a JSON or an event-stream answer (absent: anything goes). One that

@@ -1,11 +1,13 @@
 import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, MissingRequiredClientCapabilityError, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import * as z from 'zod';
 import type { RuntimeServerConfig } from '../../src/client/index.js';
+import { createHttpHandler, serveOverHttp } from '../../src/serve/index.js';
 import { clientOf, eventually, gatewayOf, inProcessUpstream } from '../helpers/gateway.js';
+import { MODERN } from '../helpers/modern-call.js';
 
 // What the gateway bridges between a 2025 client and an upstream of the other era (issue 29), in-process.
 
@@ -106,6 +108,54 @@ describe('gateway: completion and missing resources across eras', () => {
     await expect(client.client.readResource({ uri })).rejects.toMatchObject({
       code: -32602,
       data: { uri },
+    });
+  });
+});
+
+describe('gateway: a 2026-07-28 client over HTTP', () => {
+  it('gets an upstream’s -32021 (a capability it did not declare) with HTTP 400, as the spec says', async () => {
+    // A low-level server: McpServer would turn the thrown error into a tool result.
+    const upstream = await serveOverHttp(() => {
+      const server = new Server({ name: 'needy', version: '1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler('tools/list', async () => ({
+        tools: [{ name: 'needs_sampling', inputSchema: { type: 'object' } }],
+      }));
+      server.setRequestHandler('tools/call', async () => {
+        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } });
+      });
+      return server;
+    });
+    onTestFinished(() => upstream.close());
+    const { gateway } = await gatewayOf([{ name: 'up', entry: { type: 'http', url: upstream.url } }]);
+    const http = createHttpHandler(gateway.factory, { intercept: gateway.intercept() });
+    onTestFinished(() => http.close());
+    const response = await http.request('/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'up__needs_sampling',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: {
+          name: 'up__needs_sampling',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      id: 4,
+      error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } },
     });
   });
 });
