@@ -1,25 +1,31 @@
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
 
-/** How many events one session keeps for replay; older ones go first. */
+/** How many events one session keeps for replay, and about how many bytes of them; older ones go first. */
 const KEPT = 200;
+const KEPT_BYTES = 2 * 1024 * 1024;
 
 /**
  * One 2025 session's SSE events, in memory, for a client that reconnects with `Last-Event-ID` (SEP-1699:
  * SSE polling and resumption). With an event store the SDK opens every SSE stream of the session with a
  * priming event (an id, empty data, and the `retry` the session gives), so a client whose stream drops
  * mid-call knows where to resume. Replicas share theirs in Redis instead (`SessionEventStore`); a single
- * process keeps the last {@link KEPT} events of each session, dropped with the session.
+ * process keeps the last {@link KEPT} events of each session, at most {@link KEPT_BYTES} of them (the
+ * latest always), dropped with the session.
  */
 export class MemoryEventStore implements EventStore {
-  private readonly events: { id: EventId; streamId: StreamId; message: JSONRPCMessage }[] = [];
+  private readonly events: { id: EventId; streamId: StreamId; message: JSONRPCMessage; size: number }[] = [];
+  private bytes = 0;
   private counter = 0;
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const id = `${streamId}/${++this.counter}`;
     // The priming event has nothing to replay: only its id is needed.
     if (Object.keys(message).length === 0) return id;
-    this.events.push({ id, streamId, message });
-    if (this.events.length > KEPT) this.events.shift();
+    const size = JSON.stringify(message).length;
+    this.events.push({ id, streamId, message, size });
+    this.bytes += size;
+    while (this.events.length > 1 && (this.events.length > KEPT || this.bytes > KEPT_BYTES))
+      this.bytes -= this.events.shift()?.size ?? 0;
     return id;
   }
 
