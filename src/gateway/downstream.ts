@@ -71,6 +71,8 @@ const SEVERITY: readonly LoggingLevel[] = [
  */
 export class Downstreams {
   private readonly live = new Set<Downstream>();
+  /** Resources named by 2026-07-28 clients' open listen streams, with how many streams name each. */
+  private readonly listening = new Map<string, number>();
   private readonly active = new Map<string, Set<ActiveCall>>();
   private sessions = 0;
 
@@ -136,8 +138,23 @@ export class Downstreams {
     }
   }
 
-  /** Whether any client is still subscribed to a resource. */
+  /**
+   * A 2026-07-28 client's `subscriptions/listen` stream names a resource (it gets the updates from the
+   * gateway's event bus); `release` when the stream ends. Counted, as a stream is no client of its own.
+   */
+  hold(uri: string): void {
+    this.listening.set(uri, (this.listening.get(uri) ?? 0) + 1);
+  }
+
+  release(uri: string): void {
+    const left = (this.listening.get(uri) ?? 0) - 1;
+    if (left > 0) this.listening.set(uri, left);
+    else this.listening.delete(uri);
+  }
+
+  /** Whether any client (or 2026-07-28 listen stream) is still subscribed to a resource. */
   subscribed(uri: string): boolean {
+    if (this.listening.has(uri)) return true;
     for (const { subscriptions } of this.live) if (subscriptions.has(uri)) return true;
     return false;
   }

@@ -10,6 +10,7 @@ import type { LiveCatalog } from './live-catalog.js';
 import type { CallEvents } from './observers/call-events.js';
 import type { ProfileView } from './profiles.js';
 import type { HandlerHost, HandlerTasks } from './proxy-handlers.js';
+import { holdListened } from './resource-subscriptions.js';
 import { capResult } from './result-cap.js';
 import type { ResultStore } from './result-store.js';
 import { type RouterTasks, ToolRouter } from './router.js';
@@ -94,13 +95,19 @@ export class Endpoint {
 
   /** The hot path of this endpoint's clients: plain tool calls routed frame to frame. */
   intercept(): FrameIntercept {
-    const { downstreams, tasks } = this.parts;
-    return toolCallFastPath({
+    const { downstreams, tasks, upstreams } = this.parts;
+    const fast = toolCallFastPath({
       router: this.router,
       tasks: tasks.fastPath,
       downstream: () => downstreams.latest(),
       identity: (meta) => identityOf(envelopeClientInfo(meta)),
       serverInfo: SERVER_INFO,
     });
+    const subscriptions = { catalog: this.catalog, upstreams, downstreams };
+    return (message, reply, context) => {
+      // A 2026-07-28 listen stream over HTTP: the SDK serves it; the resources it names are subscribed to.
+      if (context) holdListened(subscriptions, message, context.signal);
+      return fast(message, reply, context);
+    };
   }
 }

@@ -16,6 +16,7 @@ import { identityOf } from './deferral.js';
 import type { Downstream, Downstreams } from './downstream.js';
 import { readNamespaced } from './extensions/skill-handlers.js';
 import { relay, withoutServerInfo } from './relayed.js';
+import { resourceServer, subscribeUpstream, unsubscribeUpstream } from './resource-subscriptions.js';
 import { RESULTS_URI, type ResultStore } from './result-store.js';
 import type { ToolRouter } from './router.js';
 import { type InputRound, relayRequest } from './upstream-relay.js';
@@ -135,17 +136,14 @@ export function installHandlers(
   if (capabilities.resources?.subscribe) {
     server.setRequestHandler('resources/subscribe', async (request) => {
       const { uri } = request.params;
-      const owner = await resourceServer(host, uri);
-      await relay(() => host.upstreams.ready(owner).subscribeResource(uri));
+      await subscribeUpstream(host, uri);
       downstream.subscriptions.add(uri);
       return {};
     });
     server.setRequestHandler('resources/unsubscribe', async (request) => {
       const { uri } = request.params;
       downstream.subscriptions.delete(uri);
-      const owner = await resourceServer(host, uri);
-      if (!host.downstreams.subscribed(uri))
-        await relay(() => host.upstreams.ready(owner).unsubscribeResource(uri));
+      await unsubscribeUpstream(host, uri);
       return {};
     });
   }
@@ -246,13 +244,6 @@ function namingTheUri(error: unknown, uri: string): unknown {
 
 /** "Resource not found" before SEP-2164 made it -32602. */
 const RESOURCE_NOT_FOUND = -32002;
-
-/** The upstream serving a resource URI (listed, matched by a template, or the only one with resources). */
-async function resourceServer(host: HandlerHost, uri: string): Promise<string> {
-  const owner = resourceOwner(await host.catalog(), uri) ?? host.upstreams.onlyWith('resources');
-  if (owner === undefined) throw new ResourceNotFoundError(uri);
-  return owner;
-}
 
 /** A 2026-07-28 call's declared capabilities and, on a retry, its answers and echoed state, as the SDK took them. */
 function inputRound(ctx: ServerContext): InputRound {

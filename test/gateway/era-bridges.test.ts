@@ -1,4 +1,9 @@
-import { InMemoryTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  InMemoryTransport,
+  type JSONRPCMessage,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpServer, MissingRequiredClientCapabilityError, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -11,14 +16,26 @@ import { MODERN } from '../helpers/modern-call.js';
 
 // What the gateway bridges between a 2025 client and an upstream of the other era (issue 29), in-process.
 
-/** An in-process upstream that speaks 2026-07-28 (serveStdio's era decision over the in-memory pair). */
-function modernUpstream(name: string, build: () => McpServer): RuntimeServerConfig {
+/**
+ * An in-process upstream that speaks 2026-07-28 (serveStdio's era decision over the in-memory pair); `sent`
+ * records what the gateway sends it.
+ */
+function modernUpstream(
+  name: string,
+  build: () => McpServer,
+  sent: JSONRPCMessage[] = [],
+): RuntimeServerConfig {
   return {
     name,
     entry: { command: 'in-process' },
     transport: () => {
       const [client, server] = InMemoryTransport.createLinkedPair();
       serveStdio(build, { transport: server });
+      const send = client.send.bind(client);
+      client.send = (message, options) => {
+        sent.push(message);
+        return send(message, options);
+      };
       return client;
     },
   };
@@ -27,18 +44,23 @@ function modernUpstream(name: string, build: () => McpServer): RuntimeServerConf
 /** A 2026-07-28 upstream with two text resources, `note://a` and `note://b`; `subscribe` as declared. */
 function notes(subscribe: boolean) {
   let live: McpServer | undefined;
-  const config = modernUpstream('notes', () => {
-    live = new McpServer(
-      { name: 'notes', version: '1' },
-      { capabilities: { resources: subscribe ? { subscribe: true } : {} } },
-    );
-    for (const key of ['a', 'b'])
-      live.registerResource(key, `note://${key}`, {}, async (uri) => ({
-        contents: [{ uri: uri.href, text: `note ${key}` }],
-      }));
-    return live;
-  });
-  return { config, changed: (uri: string) => live?.server.sendResourceUpdated({ uri }) };
+  const sent: JSONRPCMessage[] = [];
+  const config = modernUpstream(
+    'notes',
+    () => {
+      live = new McpServer(
+        { name: 'notes', version: '1' },
+        { capabilities: { resources: subscribe ? { subscribe: true } : {} } },
+      );
+      for (const key of ['a', 'b'])
+        live.registerResource(key, `note://${key}`, {}, async (uri) => ({
+          contents: [{ uri: uri.href, text: `note ${key}` }],
+        }));
+      return live;
+    },
+    sent,
+  );
+  return { config, sent, changed: (uri: string) => live?.server.sendResourceUpdated({ uri }) };
 }
 
 const updates = (client: { notifications: { method: string; params?: unknown }[] }) =>
@@ -157,5 +179,49 @@ describe('gateway: a 2026-07-28 client over HTTP', () => {
       id: 4,
       error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } },
     });
+  });
+});
+
+describe('gateway: a 2026-07-28 client’s own subscriptions/listen over HTTP', () => {
+  it('gets the updates of the resources it names, subscribed upstream while its stream is open', async () => {
+    const upstream = notes(true);
+    const { gateway } = await gatewayOf([upstream.config]);
+    const http = createHttpHandler(gateway.factory, { intercept: gateway.intercept(), bus: gateway.events });
+    onTestFinished(() => http.close());
+    const client = new Client({ name: 'modern', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
+      fetch: (url, init) => http.request(String(url), init),
+    });
+    await client.connect(transport);
+    onTestFinished(() => client.close());
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const updated: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (note) => {
+      updated.push(note.params.uri);
+    });
+    const listening = await client.listen({ resourceSubscriptions: ['note://a'] });
+    // The upstream subscription is made as the stream opens: an update made before it reaches no one.
+    await eventually(async () => {
+      await upstream.changed('note://a');
+      return updated.length > 0 ? true : undefined;
+    });
+    expect(new Set(updated)).toEqual(new Set(['note://a']));
+    const listens = () => upstream.sent.filter((m) => 'method' in m && m.method === 'subscriptions/listen');
+    const opened = listens().find((m) =>
+      JSON.stringify(m).includes('"resourceSubscriptions":["note://a"]'),
+    ) as { id: string } | undefined;
+    expect(opened).toBeDefined();
+    await listening.close();
+    // Closed, the gateway's upstream stream for that resource is cancelled too.
+    await eventually(() =>
+      upstream.sent.some(
+        (m) =>
+          'method' in m &&
+          m.method === 'notifications/cancelled' &&
+          (m.params as { requestId?: unknown }).requestId === opened?.id,
+      )
+        ? true
+        : undefined,
+    );
   });
 });
