@@ -12,7 +12,7 @@ import * as z from 'zod';
 import type { RuntimeServerConfig } from '../../src/client/index.js';
 import { createHttpHandler, serveOverHttp } from '../../src/serve/index.js';
 import { clientOf, eventually, gatewayOf, inProcessUpstream } from '../helpers/gateway.js';
-import { MODERN } from '../helpers/modern-call.js';
+import { MODERN, modernResponse } from '../helpers/modern-call.js';
 
 // What the gateway bridges between a 2025 client and an upstream of the other era (issue 29), in-process.
 
@@ -151,32 +151,10 @@ describe('gateway: a 2026-07-28 client over HTTP', () => {
     const { gateway } = await gatewayOf([{ name: 'up', entry: { type: 'http', url: upstream.url } }]);
     const http = createHttpHandler(gateway.factory, { intercept: gateway.intercept() });
     onTestFinished(() => http.close());
-    const response = await http.request('/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'up__needs_sampling',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 4,
-        method: 'tools/call',
-        params: {
-          name: 'up__needs_sampling',
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
+    const call = { name: 'up__needs_sampling', arguments: {} };
+    const response = await modernResponse(http, 'tools/call', call, { capabilities: {} });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({
-      id: 4,
       error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } },
     });
   });

@@ -32,8 +32,18 @@ export async function modernRequest<T = Answer>(
   params: Record<string, unknown>,
   init: { capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
 ): Promise<T> {
+  return (await (await modernResponse(http, method, params, init)).json()) as T;
+}
+
+/** {@link modernRequest}'s HTTP response itself (its status, its headers). */
+export function modernResponse(
+  http: HttpHandler,
+  method: string,
+  params: Record<string, unknown>,
+  init: { capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
+): Promise<Response> {
   const name = method === 'tools/call' ? params.name : params.taskId;
-  const response = await http.request('/mcp', {
+  return http.request('/mcp', {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -57,7 +67,6 @@ export async function modernRequest<T = Answer>(
     }),
     ...(init.signal ? { signal: init.signal } : {}),
   });
-  return (await response.json()) as T;
 }
 
 /** {@link modernRequest} for a tools/call of `tool` with no arguments, plus `extra` params (a retry's answers). */
