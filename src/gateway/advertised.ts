@@ -36,8 +36,9 @@ function capabilities(sources: readonly CatalogSource[], extensions: readonly st
     },
     logging: {},
     ...(offered.some((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
-    // Prompts and resource templates are what completion completes: the gateway answers for them (an
-    // upstream that does not declare completions is still asked; see `complete` in proxy-handlers.ts).
+    // Prompt arguments and resource templates are what completion completes: the gateway answers for any
+    // upstream with prompts or resources (one that does not declare completions is still asked; see
+    // `completeOn` in proxy-handlers.ts).
     ...(offered.some((c) => c.completions || c.prompts || c.resources) ? { completions: {} } : {}),
     // Upstream tasks pass through (tasks/task-routes.ts) to clients that declare the extension.
     ...(passed.length > 0 ? { extensions: Object.fromEntries(passed.map((name) => [name, {}])) } : {}),
