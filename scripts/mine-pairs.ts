@@ -95,7 +95,7 @@ export function minePairs(max = 200_000): MinedPairs {
       ' ',
     ),
     // bench/search-nl.ts
-    ...'zod rxjs luxon cordova-android'.split(' '),
+    ...'zod rxjs luxon cordova-android mobx @capacitor'.split(' '),
   ];
   const EXCLUDED_SEGMENT = new RegExp(
     `^(${EXCLUDED.map((n) => n.replace(/[.]/g, '\\.')).join('|')})([-_@.]?v?\\d[\\w.+~-]*)?$`,
