@@ -161,7 +161,8 @@ function note(row: string, column: string, score: number): void {
   rows.set(row, cells);
 }
 
-const model = await StaticModel.load(BUILTIN_MODEL_DIR);
+// MODEL=DIR: the model column with another static model than the shipped one.
+const model = await StaticModel.load(process.env.MODEL ?? BUILTIN_MODEL_DIR);
 const hasRg = spawnSync('rg', ['--version']).status === 0;
 const started = performance.now();
 const chosen = SETS.filter((s) => (!only || only.includes(s.name)) && (split === 'all' || s.split === split));
