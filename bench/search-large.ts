@@ -24,8 +24,8 @@ const ENGLISH_QUERIES = 40;
 
 /** One phase, in this (child) process: prints one JSON line. */
 async function phase(name: Phase, tree: string, src: string): Promise<void> {
-  const { CodeIndex } = await import(join(src, 'search/code-index.ts'));
-  const { createSearchServer } = await import(join(src, 'search/search-server.ts'));
+  const { CodeIndex } = await import(join(src, 'search/code-index/code-index.ts'));
+  const { createSearchServer } = await import(join(src, 'search/server/search-server.ts'));
   const { Client, InMemoryTransport } = await import('@modelcontextprotocol/client');
   const serve = async () => {
     const logs: string[] = [];
@@ -80,7 +80,7 @@ async function phase(name: Phase, tree: string, src: string): Promise<void> {
     const { dir, queries } = blankedCopy(tree, ENGLISH_QUERIES);
     try {
       // MODEL=DIR (or `builtin`): a static model's vectors instead of the corpus's own.
-      const { StaticModel } = await import(join(src, 'search/static-model.ts'));
+      const { StaticModel } = await import(join(src, 'search/vectors/static-model.ts'));
       const model = process.env.MODEL ? await StaticModel.load(process.env.MODEL) : undefined;
       const index = await CodeIndex.build(dir, { saved: false, ...(model ? { model } : {}) });
       out.englishMs = performance.now() - t0;

@@ -52,6 +52,14 @@ const SETS: NlSet[] = [
   { name: 'luxon', language: 'javascript', split: 'held-out', dir: 'luxon/src' },
   { name: 'cordova-android', language: 'java', split: 'held-out', dir: 'cordova-android/framework/src' },
   { name: 'java.management', language: 'java', split: 'held-out', jdk: 'java.management/' },
+  // Held out, added for issue 32's second round: a TypeScript and a Java library not used before.
+  { name: 'mobx', language: 'typescript', split: 'held-out', dir: 'mobx/src' },
+  {
+    name: 'capacitor-android',
+    language: 'java',
+    split: 'held-out',
+    dir: '@capacitor/android/capacitor/src/main/java',
+  },
 ];
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -62,7 +70,15 @@ const verbose = arg('verbose');
 const weights = process.env.W ? (JSON.parse(process.env.W) as Partial<RankingWeights>) : undefined;
 const K = 10;
 
-const modules = corporaModules(['zod', 'node-gyp', 'rxjs', 'luxon', 'cordova-android']);
+const modules = corporaModules([
+  'zod',
+  'node-gyp',
+  'rxjs',
+  'luxon',
+  'cordova-android',
+  'mobx',
+  '@capacitor/android',
+]);
 const trees = fileURLToPath(new URL('./corpora/trees/', import.meta.url));
 const JDK_ZIP = '/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip';
 
@@ -145,7 +161,8 @@ function note(row: string, column: string, score: number): void {
   rows.set(row, cells);
 }
 
-const model = await StaticModel.load(BUILTIN_MODEL_DIR);
+// MODEL=DIR: the model column with another static model than the shipped one.
+const model = await StaticModel.load(process.env.MODEL ?? BUILTIN_MODEL_DIR);
 const hasRg = spawnSync('rg', ['--version']).status === 0;
 const started = performance.now();
 const chosen = SETS.filter((s) => (!only || only.includes(s.name)) && (split === 'all' || s.split === split));

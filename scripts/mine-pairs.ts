@@ -26,10 +26,23 @@ export interface MinedPairs {
   /** Debian package → version mined ('missing' when not installed). */
   versions: Record<string, string>;
   excluded: string[];
+  /** With `wide`: each mined package of bench/corpora-train (name@version) → its licence. */
+  licences: Record<string, string>;
+}
+
+/** What to mine besides the shared sources. */
+export interface MineOptions {
+  max?: number;
+  /**
+   * The translation table's wider corpus (issue 32): every JDK module but the benchmarks' (java.management,
+   * jdk.management*, java.net.http), and the npm packages pinned in bench/corpora-train/ (installed there on
+   * demand). The static model keeps the narrower one it was trained on.
+   */
+  wide?: boolean;
 }
 
 /** Mines up to `max` pairs, logging each root's count to stdout. */
-export function minePairs(max = 200_000): MinedPairs {
+export function minePairs({ max = 200_000, wide = false }: MineOptions = {}): MinedPairs {
   /** Debian packages whose source trees are mined (golang-*-dev, librust-*-dev, python3-*, ruby-*, php-*). */
   const DEBIAN = [
     'openjdk-17-source',
@@ -52,13 +65,16 @@ export function minePairs(max = 200_000): MinedPairs {
     spawnSync('unzip', [
       '-q',
       JDK_ZIP,
-      'java.base/*',
-      'java.sql/*',
-      'java.logging/*',
-      'java.xml/*',
+      ...(wide ? ['*'] : ['java.base/*', 'java.sql/*', 'java.logging/*', 'java.xml/*']),
+      ...(wide ? ['-x', 'java.management*', 'jdk.management*', 'java.net.http/*'] : []),
       '-d',
       join(scratch, 'jdk'),
     ]);
+  const trainCorpus = join(project, 'bench', 'corpora-train');
+  if (wide && !existsSync(join(trainCorpus, 'node_modules')))
+    spawnSync('npm', ['ci', '--prefix', trainCorpus, '--ignore-scripts', '--no-audit', '--no-fund'], {
+      stdio: 'inherit',
+    });
   const KERNEL = '/usr/src/linux-source-6.1.tar.xz';
   if (existsSync(KERNEL)) {
     mkdirSync(join(scratch, 'linux'));
@@ -77,6 +93,7 @@ export function minePairs(max = 200_000): MinedPairs {
     join(scratch, 'linux'),
     join(project, 'node_modules'),
     join(project, 'bench', 'corpora', 'node_modules'),
+    ...(wide ? [join(trainCorpus, 'node_modules')] : []),
     '/usr/share/gocode/src',
     '/usr/share/cargo/registry',
     '/usr/lib/python3/dist-packages',
@@ -95,7 +112,7 @@ export function minePairs(max = 200_000): MinedPairs {
       ' ',
     ),
     // bench/search-nl.ts
-    ...'zod rxjs luxon cordova-android'.split(' '),
+    ...'zod rxjs luxon cordova-android mobx @capacitor'.split(' '),
   ];
   const EXCLUDED_SEGMENT = new RegExp(
     `^(${EXCLUDED.map((n) => n.replace(/[.]/g, '\\.')).join('|')})([-_@.]?v?\\d[\\w.+~-]*)?$`,
@@ -175,5 +192,26 @@ export function minePairs(max = 200_000): MinedPairs {
   }
 
   rmSync(scratch, { recursive: true, force: true });
-  return { documents, pairs, files, versions, excluded: EXCLUDED };
+  return {
+    documents,
+    pairs,
+    files,
+    versions,
+    excluded: EXCLUDED,
+    licences: wide ? licencesOf(trainCorpus) : {},
+  };
+}
+
+/** name@version → licence of each package bench/corpora-train's lock file pins (from its package.json). */
+function licencesOf(root: string): Record<string, string> {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; license?: string }>;
+  };
+  const out: Record<string, string> = {};
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (!path) continue;
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    out[`${name}@${entry.version}`] = entry.license ?? 'unknown';
+  }
+  return out;
 }

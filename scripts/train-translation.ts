@@ -34,7 +34,10 @@ const SETTINGS = {
   maxShare: Number(process.env.MAX_SHARE ?? 0.05),
 };
 
-const { pairs, files, versions, excluded } = minePairs();
+const { pairs, files, versions, excluded, licences } = minePairs({
+  max: Number(process.env.MAX_PAIRS ?? 400_000),
+  wide: process.env.NARROW !== '1',
+});
 
 // Token ids: English and code vocabularies by the number of pairs that hold them.
 const englishSets = pairs.map((p) => [...new Set(tokenize(sentenceOf(p.comment) ?? p.comment))].slice(0, 32));
@@ -149,6 +152,38 @@ english.terms.forEach((word, e) => {
     .map(([c, p]) => [c, Math.round(p * 1000) / 1000] as [string, number]);
   if (best.length > 0) table[word] = best;
 });
+// Abbreviations: a short code token written for an English word (`ctx` for context, `cfg` for config, `btn` for
+// button): its letters in the word's order from the first, at least 2 and 2 fewer than the word's, rare as an
+// English word of the comments, and seen with the word at least four times as often as chance would put them.
+const abbreviations: Record<string, string[]> = {};
+const isAbbreviation = (short: string, word: string) => {
+  if (short.length < 2 || short.length > word.length - 2 || short[0] !== word[0] || !/^[a-z]+$/.test(short))
+    return false;
+  let at = 0;
+  for (const ch of word) if (ch === short[at]) at++;
+  return at === short.length;
+};
+english.terms.forEach((word, e) => {
+  if (word.length < 4) return;
+  const counts = new Map<number, number>();
+  for (const p of pairsOf[e] as number[])
+    for (const c of C[p] as Int32Array)
+      if (isAbbreviation(code.terms[c] as string, word)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const kept = [...counts]
+    .filter(([c, n]) => {
+      const short = code.terms[c] as string;
+      const asEnglish = english.df[english.ids.get(short) ?? -1] ?? 0;
+      return (
+        n >= SETTINGS.minPairs &&
+        asEnglish * 4 < (code.df[c] as number) &&
+        n * N >= 4 * (english.df[e] as number) * (code.df[c] as number)
+      );
+    })
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([c]) => code.terms[c] as string);
+  if (kept.length > 0) abbreviations[word] = kept;
+});
 const seconds = Math.round((performance.now() - started) / 1000);
 writeFileSync(
   out,
@@ -160,9 +195,13 @@ writeFileSync(
     files,
     seconds,
     debian: versions,
-    npm: 'node_modules and bench/corpora/node_modules as pinned by their package-lock.json',
+    npm: 'node_modules, bench/corpora/node_modules and bench/corpora-train/node_modules as pinned by their package-lock.json',
+    licences,
     excluded,
     table,
+    abbreviations,
   })}\n`,
 );
-process.stdout.write(`${Object.keys(table).length} English words → ${out} (${seconds} s)\n`);
+process.stdout.write(
+  `${Object.keys(table).length} English words, ${Object.keys(abbreviations).length} abbreviated → ${out} (${seconds} s)\n`,
+);

@@ -19,6 +19,11 @@ describe('English → code translation (models/code-words/translation.json)', ()
       join(dir, 'colors.ts'),
       'export function hexToRgb(hex: string) {\n  return parseInt(hex, 16);\n}\n',
     );
+    // Only the learned abbreviation of `context` (ctx) ties this file to a query in words.
+    writeFileSync(
+      join(dir, 'scope.ts'),
+      'export function withCtx(ctx: Ctx, fn: () => void) {\n  ctx.enter();\n  fn();\n  ctx.leave();\n}\n',
+    );
     index = await CodeIndex.build(dir, { saved: false, vectors: 'none' });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,5 +42,20 @@ describe('English → code translation (models/code-words/translation.json)', ()
       index.search('wait until it is done', 5, 'bm25', weights).map((hit) => hit.chunk.path);
     expect(paths({ translation: 0 })).toEqual([]);
     expect(paths({ translation: 2 })[0]).toBe('join.ts');
+  });
+
+  it("adds a word's indexed abbreviations at the abbreviation weight, for any query", () => {
+    const table = new Translation(new Map(), new Map([['button', ['btn', 'bn']]]));
+    const terms = table.abbreviate('onClick button', 0.8, (t) => t === 'btn');
+    expect(terms.get('button')).toBe(1);
+    expect(terms.get('btn')).toBe(0.8);
+    expect(terms.has('bn')).toBe(false);
+  });
+
+  it('finds code written with the abbreviation of a query word only when the abbreviation weight is on', () => {
+    const paths = (weights: { abbreviation: number }) =>
+      index.search('keep the context', 5, 'bm25', weights).map((hit) => hit.chunk.path);
+    expect(paths({ abbreviation: 0 })).toEqual([]);
+    expect(paths({ abbreviation: 0.8 })[0]).toBe('scope.ts');
   });
 });

@@ -27,7 +27,7 @@ import { relatedTerms, type SearchMode, scoresFor } from '../ranking/search-mode
 import { INDEX_FILE, loadSavedIndex, type SavedIndex, saveIndex } from '../stores/saved-index.js';
 import type { Embedder } from '../vectors/chunk-vectors.js';
 import { expandQuery, isProse } from '../vectors/query-expansion.js';
-import { Translation } from '../vectors/translation.js';
+import { translatedTerms } from '../vectors/translation.js';
 import { type BuildOptions, MEMORY_LIMIT_MB, SPILL_FILES } from './build-options.js';
 import { IndexContents } from './index-contents.js';
 
@@ -350,11 +350,11 @@ export class CodeIndex {
           english && encoded && source && 'model' in source && mode === 'hybrid'
             ? expandQuery(source.model, query, encoded, indexed)
             : undefined;
-        if (weights.translation > 0 && isProse(query))
-          return bm25.scoreTerms(Translation.builtin().expand(query, weights.translation, indexed, terms));
-        return terms ? bm25.scoreTerms(terms) : bm25.scores(query);
+        const expanded = translatedTerms(query, weights, indexed, terms) ?? terms;
+        return expanded ? bm25.scoreTerms(expanded) : bm25.scores(query);
       },
-      weight: english ? weights.semantic * MODEL_SEMANTIC : weights.semantic,
+      weight:
+        weights.semantic * (isProse(query) ? weights.proseSemantic : 1) * (english ? MODEL_SEMANTIC : 1),
     });
     return this.ranked(raw, query, limit, undefined, weights);
   }

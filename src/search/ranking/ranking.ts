@@ -27,6 +27,8 @@ export interface RankingWeights {
   legacy: number;
   /** In `hybrid`: the weight of the cosine score (each score divided by its best first) next to bm25's 1. */
   semantic: number;
+  /** For a sentence of plain words (`isProse`: three or more, none written as code): × `semantic`. 1 = as others. */
+  proseSemantic: number;
   /** Examples, demos and benchmarks, unless the query asks for them. */
   examples: number;
   /** Prose (Markdown, text), unless the query asks for docs: agents search for code. */
@@ -50,6 +52,8 @@ export interface RankingWeights {
    * at `translation` × its summed probability, at most 1. 0 = off.
    */
   translation: number;
+  /** A query word's learned abbreviations in code (`context` → ctx; vectors/translation.ts) score at this weight. 0 = off. */
+  abbreviation: number;
 }
 
 /** The weights search uses unless told otherwise. */
@@ -63,11 +67,13 @@ export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   docs: 0.4,
   examples: 0.6,
   semantic: 0.5,
+  proseSemantic: 1,
   legacy: 0.6,
   fileEvidence: 0.1,
   questionEvidence: 0.3,
   fileName: 0.3,
   translation: 0,
+  abbreviation: 0,
 };
 
 export const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;
