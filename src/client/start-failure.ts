@@ -46,6 +46,8 @@ export interface StartFacts {
   /** A stdio server's last stderr lines, and how its process ended if it did. */
   stderr?: readonly string[];
   exit?: ProcessEnd | undefined;
+  /** The slow step a stdio start was still in when it ended (`installing @acme/notes-mcp`). */
+  step?: string | undefined;
 }
 
 /** The failure (category and one-line message) of a start that went wrong. */
@@ -54,6 +56,11 @@ export function startFailure(facts: StartFacts): ServerFailure {
   if (facts.timedOut) {
     const last = facts.lastRetryError === undefined ? undefined : remote(facts.lastRetryError, url);
     const tail = last === undefined ? '' : `; last attempt: ${last.cause}: ${last.hint}`;
+    if (facts.step !== undefined)
+      return {
+        category: 'timeout',
+        message: `still ${facts.step} after ${facts.timeoutMs} ms (a first start downloads the package); raise "startupTimeout" in its entry, or start it once to fill the cache`,
+      };
     return { category: 'timeout', message: `no handshake within ${facts.timeoutMs} ms${tail}` };
   }
   if (error instanceof SpawnError) return { category: 'spawn', message: error.message };
@@ -85,10 +92,12 @@ export function configFailure(error: unknown): ServerFailure {
  */
 export async function closeFailedTransport(
   transport: Transport | undefined,
-): Promise<Pick<StartFacts, 'stderr' | 'exit'>> {
+): Promise<Pick<StartFacts, 'stderr' | 'exit' | 'step'>> {
   const exit = transport instanceof StdioTransport ? transport.exitStatus : undefined;
+  const step = transport instanceof StdioTransport ? transport.startStep : undefined;
   await transport?.close().catch(() => undefined);
   if (!(transport instanceof StdioTransport)) return {};
+  if (step !== undefined) return { step };
   // The exit can be seen before the last of stderr is read, and its last lines say why. The whole group
   // is gone after close(), so the pipe ends; the bound is for a process that escaped the group.
   if (exit) await settledWithin(transport.stderrEnded(), 1000);

@@ -61,6 +61,11 @@ export class StdioTransport implements Transport {
   private stderrEnd: Promise<void> = Promise.resolve();
   /** The sandbox it runs in, while it runs. */
   sandbox: SandboxLaunch | undefined;
+  /** The slow step of the start under way (`installing @acme/notes-mcp`), until the process is spawned. */
+  startStep: string | undefined;
+  /** Aborted by close(): stops a start still preparing (an npx install) and keeps it from spawning. */
+  private readonly preparing = new AbortController();
+  private launching: Promise<SandboxLaunch | undefined> | undefined;
 
   constructor(private readonly options: StdioTransportOptions) {}
 
@@ -91,7 +96,14 @@ export class StdioTransport implements Transport {
   /** Spawns the server; rejects with SpawnError when the process cannot start. */
   async start(): Promise<void> {
     if (this.child) throw new Error('StdioTransport already started');
-    const launch = await this.sandboxLaunch();
+    this.launching = this.sandboxLaunch();
+    const launch = await this.launching;
+    this.startStep = undefined;
+    if (this.preparing.signal.aborted) {
+      // Closed while the sandbox was prepared: nothing may start after the caller gave up on it.
+      await launch?.dispose();
+      throw new SpawnError('stopped before the server was started', undefined);
+    }
     const child = spawnGroup(launch?.command ?? this.options.command, launch?.args ?? this.options.args, {
       env: launch?.env ?? this.options.env,
       ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
@@ -139,6 +151,10 @@ export class StdioTransport implements Transport {
         args: this.options.args,
         cwd: resolve(this.options.cwd ?? process.cwd()),
         env: this.options.env,
+        signal: this.preparing.signal,
+        onStep: (step) => {
+          this.startStep = step;
+        },
         onProxyEvent: (event) => {
           if (event.outcome === 'denied') recordDenial(name, 'host', `${event.host}:${event.port}`);
           this.options.sandboxOptions?.onProxyEvent?.(event);
@@ -168,9 +184,14 @@ export class StdioTransport implements Transport {
 
   /** Runs the shutdown ladder (stdin EOF → SIGTERM → SIGKILL, on the whole group). */
   close(): Promise<void> {
+    this.preparing.abort();
     if (!this.child) {
       this.markClosed();
-      return Promise.resolve();
+      // A start still preparing (an npx install) is stopped: closed means its processes are gone.
+      return (this.launching ?? Promise.resolve()).then(
+        () => undefined,
+        () => undefined,
+      );
     }
     this.closing ??= stopGroup(this.child).then(() => this.markClosed());
     return this.closing;

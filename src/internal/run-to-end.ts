@@ -1,4 +1,4 @@
-import { spawnGroup } from './process-group.js';
+import { spawnGroup, stopGroup } from './process-group.js';
 
 /** How a short command ended: its exit code (null when killed or not started) and its output. */
 export interface CommandOutcome {
@@ -11,16 +11,23 @@ export interface CommandOutcome {
 
 /**
  * Runs a short command to its end in its own process group (no shell), and gives its output; for probes
- * such as "does bubblewrap work here" and one-off helpers, never for a server.
+ * such as "does bubblewrap work here" and one-off helpers, never for a server. `signal` stops it at any
+ * moment.
  */
 export function runToEnd(
   command: string,
   args: readonly string[],
   env: Record<string, string>,
   cwd?: string,
+  signal?: AbortSignal,
 ): Promise<CommandOutcome> {
   return new Promise((resolve) => {
     const child = spawnGroup(command, args, { env, ...(cwd === undefined ? {} : { cwd }) });
+    // Aborted: the whole group goes (npm's own children too), and the outcome says it was stopped.
+    const stop = () => void stopGroup(child, { stdinGraceMs: 0 });
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+    child.once('close', () => signal?.removeEventListener('abort', stop));
     let stdout = '';
     let stderr = '';
     child.stdin.end();

@@ -28,6 +28,10 @@ export interface SandboxLaunchOptions {
   traceFile?: string;
   /** Start the proxy even when no host is allowed, so what the server tries is seen (check). */
   watchNetwork?: boolean;
+  /** Stops the preparation (an npx install under way) when the start is given up. */
+  signal?: AbortSignal;
+  /** Told when a slow step begins (`installing @acme/notes-mcp`), for a timeout to say what it cut short. */
+  onStep?: (step: string) => void;
 }
 
 /** A sandbox ready to start: the command line to spawn, and how to clean up once the server is gone. */
@@ -114,7 +118,9 @@ export async function prepareSandbox(options: SandboxLaunchOptions): Promise<San
     }
     // An npx server runs its installed bin, installed first if need be (npx-package.ts says why).
     const npx = parseNpx(options.command, options.args);
-    const command = npx ? await prepareNpx(npx, options.env, options.cwd) : options.command;
+    const command = npx
+      ? await prepareNpx(npx, options.env, options.cwd, { signal: options.signal, onStep: options.onStep })
+      : options.command;
     // An npx line mcpkit could not read (`-p`, `-c`): npx runs in the sandbox, from its cache only, so a
     // package that is not there fails at once (ENOTCACHED) instead of waiting on DNS until the start times out.
     if (!npx && basename(options.command) === 'npx') env.npm_config_offline = 'true';

@@ -90,17 +90,26 @@ export function installedNpxBin(
  * The package's bin, installed first when it is not in the cache yet (`npm exec --yes --package=<spec>`,
  * outside the sandbox, as npx would). Throws one line when it cannot be.
  */
-export async function prepareNpx(npx: NpxCommand, env: Record<string, string>, cwd: string): Promise<string> {
+export async function prepareNpx(
+  npx: NpxCommand,
+  env: Record<string, string>,
+  cwd: string,
+  how: { signal?: AbortSignal | undefined; onStep?: ((step: string) => void) | undefined } = {},
+): Promise<string> {
+  const { signal } = how;
   const installed = installedNpxBin(npx, env, cwd);
   if (installed) return installed;
   mkdirSync(npmCache(env), { recursive: true });
+  how.onStep?.(`installing ${npx.spec}`);
   // From the cache's own directory, so npm installs into npx's cache rather than finding a project's.
   const outcome = await runToEnd(
     'npm',
     ['exec', '--yes', `--package=${npx.spec}`, '--', 'node', '-e', '0'],
     env,
     npmCache(env),
+    signal,
   );
+  if (signal?.aborted) throw new Error(`stopped while installing ${npx.spec}`);
   const bin = outcome.code === 0 ? installedNpxBin(npx, env, cwd) : undefined;
   if (bin) return bin;
   // npm's own lines say `npm error …`; the one that says why reads like an error once that is off.

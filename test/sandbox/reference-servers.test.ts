@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,6 +55,8 @@ describe.skipIf(missingEngines('bwrap'))('an npx server sandboxed', () => {
       cwd: root,
       env: { npm_config_cache: cache, MEMORY_FILE_PATH: join(root, 'memory.jsonl') },
       sandbox: true,
+      // The first start downloads the package from the registry: on a loaded machine that alone can take 30 s.
+      startupTimeout: 100_000,
     };
     for (const round of ['first start: installs', 'second start: from the cache']) {
       const rt = await Runtime.create({
@@ -72,6 +75,56 @@ describe.skipIf(missingEngines('bwrap'))('an npx server sandboxed', () => {
     }
   }, 120_000);
 });
+
+describe.skipIf(missingEngines('bwrap'))('an npx server whose install outlasts its startup timeout', () => {
+  it('says it was still installing, and leaves no npm behind', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mcpkit-sandbox-npx-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    // A registry that takes the connection and never answers.
+    const sockets = new Set<Socket>();
+    const registry = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          registry.close(() => resolve());
+        }),
+    );
+    const port = (registry.address() as AddressInfo).port;
+    const entry = {
+      command: 'npx',
+      args: ['-y', '@acme/slow'],
+      cwd: root,
+      env: { npm_config_cache: join(root, 'cache'), npm_config_registry: `http://127.0.0.1:${port}/` },
+      sandbox: true,
+      startupTimeout: 1500,
+    };
+    const connected = new Promise<void>((resolve) => registry.once('connection', () => resolve()));
+    const started = Runtime.create({ servers: [{ name: 'slow', entry }], env: { ...process.env, HOME: root } });
+    started.catch(() => undefined);
+    await connected;
+    await expect(started).rejects.toThrow(
+      'server "slow" failed to start (timeout): still installing @acme/slow after 1500 ms (a first start downloads the package); raise "startupTimeout" in its entry, or start it once to fill the cache',
+    );
+    expect(await processesUnder(root)).toEqual([]);
+  }, 60_000);
+});
+
+/** The pids of live processes working under `dir` (npm runs in its cache's directory). */
+async function processesUnder(dir: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const cwd = await readlink(`/proc/${name}/cwd`).catch(() => '');
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    if (cwd.startsWith(dir) && !/\) Z /.test(stat)) found.push(Number(name));
+  }
+  return found;
+}
 
 describe.skipIf(missingEngines('bwrap'))('an npx server that cannot be installed', () => {
   it('does not start, and says why in one line', async () => {
