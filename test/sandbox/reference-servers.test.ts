@@ -104,7 +104,10 @@ describe.skipIf(missingEngines('bwrap'))('an npx server whose install outlasts i
       startupTimeout: 1500,
     };
     const connected = new Promise<void>((resolve) => registry.once('connection', () => resolve()));
-    const started = Runtime.create({ servers: [{ name: 'slow', entry }], env: { ...process.env, HOME: root } });
+    const started = Runtime.create({
+      servers: [{ name: 'slow', entry }],
+      env: { ...process.env, HOME: root },
+    });
     started.catch(() => undefined);
     await connected;
     await expect(started).rejects.toThrow(
