@@ -120,7 +120,7 @@ export function sentenceOf(text: string): string | undefined {
   return first;
 }
 
-function walk(root: string, dir = root, out: string[] = []): string[] {
+export function walk(root: string, dir = root, out: string[] = []): string[] {
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(root, path, out);

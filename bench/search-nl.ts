@@ -22,7 +22,8 @@ import { CodeIndex, type SearchMode } from '../src/search/code-index/code-index.
 import type { RankingWeights } from '../src/search/ranking/ranking.js';
 import { BUILTIN_MODEL_DIR, StaticModel } from '../src/search/vectors/static-model.js';
 import { corporaModules } from './corpora.js';
-import { blankedCopy } from './nl-queries.js';
+import { expandTree } from './nl-expand.js';
+import { blankedCopy, walk } from './nl-queries.js';
 import { rankedFiles, WindowBm25 } from './search-baselines.js';
 
 interface NlSet {
@@ -169,6 +170,7 @@ const chosen = SETS.filter((s) => (!only || only.includes(s.name)) && (split ===
 for (const set of chosen) {
   const scratch = mkdtempSync(join(tmpdir(), 'mcpkit-bench-nlset-'));
   const { dir, queries } = blankedCopy(rootOf(set, scratch), limit);
+  if (process.env.EXPAND) expandTree(dir, walk(dir), Number(process.env.EXPAND));
   try {
     const windows = new WindowBm25(dir);
     const corpus = await CodeIndex.build(dir, { saved: false });
