@@ -11,6 +11,7 @@
 // among its pairs, so the model column of `zod` is not held out for the model (marked).
 //
 //   tsx bench/search-nl.ts [--only=a,b] [--limit=100] [--split=held-out|tuned|all] [--verbose=mode] [--ablate]
+// EXPAND=N (IDF=1) first writes N English words per 30 lines into the blanked copy (bench/nl-expand.ts).
 // W='{"fileEvidence": 0}' runs mcpkit's columns with other ranking weights; --ablate adds bm25 columns with one
 // signal off each (and TRY='[["name", {"path": 0.4}]]' more).
 import { spawnSync } from 'node:child_process';
