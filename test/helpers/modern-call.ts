@@ -22,6 +22,14 @@ export interface Answer {
 
 let nextId = 1;
 
+/** What a raw 2026-07-28 request declares: its capabilities (default {@link ALL}), its client's name, a signal. */
+export interface ModernInit {
+  capabilities?: Record<string, unknown>;
+  /** `clientInfo.name` of the envelope: which client asks (default `modern-test`). */
+  client?: string;
+  signal?: AbortSignal;
+}
+
 /**
  * A 2026-07-28 client's request as raw frames on an in-process HTTP handler (the gateway's): the `Mcp-Method`
  * and `Mcp-Name` headers, the per-request `_meta` envelope with `capabilities`, and a signal that drops it.
@@ -30,7 +38,7 @@ export async function modernRequest<T = Answer>(
   http: HttpHandler,
   method: string,
   params: Record<string, unknown>,
-  init: { capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
+  init: ModernInit = {},
 ): Promise<T> {
   return (await (await modernResponse(http, method, params, init)).json()) as T;
 }
@@ -40,7 +48,7 @@ export function modernResponse(
   http: HttpHandler,
   method: string,
   params: Record<string, unknown>,
-  init: { capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
+  init: ModernInit = {},
 ): Promise<Response> {
   const name = method === 'tools/call' ? params.name : params.taskId;
   return http.request('/mcp', {
@@ -61,7 +69,7 @@ export function modernResponse(
         _meta: {
           'io.modelcontextprotocol/protocolVersion': MODERN,
           'io.modelcontextprotocol/clientCapabilities': init.capabilities ?? ALL,
-          'io.modelcontextprotocol/clientInfo': { name: 'modern-test', version: '1' },
+          'io.modelcontextprotocol/clientInfo': { name: init.client ?? 'modern-test', version: '1' },
         },
       },
     }),

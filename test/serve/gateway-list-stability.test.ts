@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHttpHandler, type HttpHandler } from '../../src/serve/index.js';
 import { startGateway, toolServer } from '../helpers/gateway.js';
+import { modernResponse } from '../helpers/modern-call.js';
 import { fuzzFrames, fuzzHttp } from './frame-fuzz.js';
 
 // Issue 34: "at the 2026 wire, 15 of 108 identical tools/list requests to the gateway answered a list
@@ -13,12 +14,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-const MODERN = '2026-07-28';
-const envelope = (client: string) => ({
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: client, version: '1' },
-});
 
 async function gatewayHandler(deferThreshold?: number): Promise<HttpHandler> {
   const tools = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`tool${i}`, `Tool number ${i}.`]));
@@ -31,21 +26,9 @@ async function gatewayHandler(deferThreshold?: number): Promise<HttpHandler> {
   return handler;
 }
 
-const send = (handler: HttpHandler, client: string, method: string, params: object = {}, name?: string) =>
-  handler.request('/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': method,
-      ...(name ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: envelope(client) } }),
-  });
 
 async function listed(handler: HttpHandler, client: string): Promise<string[]> {
-  const response = await send(handler, client, 'tools/list');
+  const response = await modernResponse(handler, 'tools/list', {}, { capabilities: {}, client });
   const body = (await response.json()) as { result?: { tools: { name: string }[] } };
   if (!body.result) throw new Error(`tools/list failed: ${JSON.stringify(body)}`);
   return body.result.tools.map((t) => t.name);
@@ -70,12 +53,11 @@ describe.concurrent('the gateway’s tools/list at the 2026-07-28 wire', () => {
     const handler = await gatewayHandler(5);
     const before = await listed(handler, 'agent');
     expect(before).toEqual(['tool_search', 'call_tool']);
-    const search = await send(
+    const search = await modernResponse(
       handler,
-      'other',
       'tools/call',
       { name: 'tool_search', arguments: { query: 'echoes', limit: 1 } },
-      'tool_search',
+      { capabilities: {}, client: 'other' },
     );
     expect(search.status).toBe(200);
     await search.text();
