@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayOptions } from '../../src/gateway/index.js';
 import { createHttpHandler } from '../../src/serve/index.js';
 import { connectInProcess, eventually, startGateway, textOf } from '../helpers/gateway.js';
-import { asked, modernCall, registerTwoQuestions } from '../helpers/modern-call.js';
+import { answerTwoQuestions, asked, modernCall, registerTwoQuestions } from '../helpers/modern-call.js';
 import { fixture } from '../helpers/servers.js';
 
 // A 2026-07-28 client (raw frames over the gateway's HTTP endpoint, in-process) calling tools of a real 2025
@@ -202,14 +202,7 @@ describe('gateway: a 2025 client, a 2026-07-28 upstream that answers input_requi
     cleanups.push(started.close);
     const client = await connectInProcess(started.gateway, { capabilities: { elicitation: {} } });
     cleanups.push(client.close);
-    const asked: string[] = [];
-    client.client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params.message);
-      return {
-        action: 'accept',
-        content: request.params.message === 'Name?' ? { name: 'Flo' } : { color: 'teal' },
-      };
-    });
+    const asked = answerTwoQuestions(client.client);
     const result = await client.client.callTool({ name: 'modern__two_questions', arguments: {} });
     expect(textOf(result)).toBe('Flo likes teal');
     expect(asked).toEqual(['Name?', 'Color?']);

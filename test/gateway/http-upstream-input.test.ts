@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import * as z from 'zod';
 import { createHttpHandler, serveOverHttp } from '../../src/serve/index.js';
 import { clientOf, eventually, gatewayOf, textOf } from '../helpers/gateway.js';
-import { asked, modernCall, registerTwoQuestions } from '../helpers/modern-call.js';
+import { answerTwoQuestions, asked, modernCall, registerTwoQuestions } from '../helpers/modern-call.js';
 
 // A 2026-07-28 upstream over real Streamable HTTP (the SDK v2 server on 127.0.0.1, port 0), behind the gateway:
 // its `input_required` results reach a 2026-07-28 client as they are and are answered by a 2025 client
@@ -51,14 +51,7 @@ describe('gateway: a 2026-07-28 upstream over HTTP that answers input_required',
   it('asks a 2025 client each round with a real request and retries with its answers, calling the upstream once per round', async () => {
     const { seen, started } = await modernUpstream();
     const client = await clientOf(started.gateway, { capabilities: { elicitation: {} } });
-    const questions: string[] = [];
-    client.client.setRequestHandler('elicitation/create', async (request) => {
-      questions.push(request.params.message);
-      return {
-        action: 'accept',
-        content: request.params.message === 'Name?' ? { name: 'Flo' } : { color: 'teal' },
-      };
-    });
+    const questions = answerTwoQuestions(client.client);
     const result = await client.client.callTool({ name: 'up__two_questions', arguments: {} });
     expect(textOf(result)).toBe('Flo likes teal');
     expect(questions).toEqual(['Name?', 'Color?']);

@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/client';
 import { acceptedContent, inputRequired, type McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { HttpHandler } from '../../src/serve/index.js';
@@ -114,6 +115,22 @@ export function registerTwoQuestions(server: McpServer, onCall: () => void = () 
     const first = JSON.parse(state) as { name: string };
     return { content: [{ type: 'text', text: `${first.name} likes ${color.color}` }] };
   });
+}
+
+/**
+ * A 2025 client answers {@link registerTwoQuestions}' elicitations (`Flo`, then `teal`); the messages it was asked
+ * are returned, in order.
+ */
+export function answerTwoQuestions(client: Client): string[] {
+  const questions: string[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    questions.push(request.params.message);
+    return {
+      action: 'accept',
+      content: request.params.message === 'Name?' ? { name: 'Flo' } : { color: 'teal' },
+    };
+  });
+  return questions;
 }
 
 /** What an `input_required` answer asks, by key: the method of each input request. */
