@@ -14,7 +14,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-
 async function gatewayHandler(deferThreshold?: number): Promise<HttpHandler> {
   const tools = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`tool${i}`, `Tool number ${i}.`]));
   const started = await startGateway(
@@ -25,7 +24,6 @@ async function gatewayHandler(deferThreshold?: number): Promise<HttpHandler> {
   cleanups.push(started.close, () => handler.close());
   return handler;
 }
-
 
 async function listed(handler: HttpHandler, client: string): Promise<string[]> {
   const response = await modernResponse(handler, 'tools/list', {}, { capabilities: {}, client });
