@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/client';
 import { isMcpkitError, McpkitError } from '../errors/index.js';
 import { exitWords, stderrReason } from '../internal/failure-words.js';
 import { describeRemoteError, innermostCause, type RemoteFailure } from '../internal/remote-failure.js';
+import type { StartStep } from '../sandbox/index.js';
 import { findNeedsLogin } from './auth/needs-login.js';
 import { FallbackFailed } from './connect-plan.js';
 import type { FailureCategory } from './events.js';
@@ -47,7 +48,7 @@ export interface StartFacts {
   stderr?: readonly string[];
   exit?: ProcessEnd | undefined;
   /** The slow step a stdio start was still in when it ended (`installing @acme/notes-mcp`). */
-  step?: string | undefined;
+  step?: StartStep | undefined;
 }
 
 /** The failure (category and one-line message) of a start that went wrong. */
@@ -59,7 +60,7 @@ export function startFailure(facts: StartFacts): ServerFailure {
     if (facts.step !== undefined)
       return {
         category: 'timeout',
-        message: `still ${facts.step} after ${facts.timeoutMs} ms (a first start downloads the package); raise "startupTimeout" in its entry, or start it once to fill the cache`,
+        message: `still ${facts.step.doing} after ${facts.timeoutMs} ms (a first start downloads the package); raise "startupTimeout" in its entry, or run \`${facts.step.byHand}\` once`,
       };
     return { category: 'timeout', message: `no handshake within ${facts.timeoutMs} ms${tail}` };
   }

@@ -14,6 +14,7 @@ import {
   type SandboxLaunch,
   type SandboxLaunchOptions,
   SandboxUnavailableError,
+  type StartStep,
   setSandboxState,
 } from '../sandbox/index.js';
 
@@ -62,7 +63,7 @@ export class StdioTransport implements Transport {
   /** The sandbox it runs in, while it runs. */
   sandbox: SandboxLaunch | undefined;
   /** The slow step of the start under way (`installing @acme/notes-mcp`), until the process is spawned. */
-  startStep: string | undefined;
+  startStep: StartStep | undefined;
   /** Aborted by close(): stops a start still preparing (an npx install) and keeps it from spawning. */
   private readonly preparing = new AbortController();
   private launching: Promise<SandboxLaunch | undefined> | undefined;

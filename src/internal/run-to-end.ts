@@ -22,6 +22,15 @@ export function runToEnd(
   signal?: AbortSignal,
 ): Promise<CommandOutcome> {
   return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve({
+        code: null,
+        stdout: '',
+        stderr: '',
+        error: Object.assign(new Error('stopped'), { code: 'ABORT_ERR' }),
+      });
+      return;
+    }
     const child = spawnGroup(command, args, { env, ...(cwd === undefined ? {} : { cwd }) });
     // Aborted: the whole group goes (npm's own children too), and the outcome says it was stopped.
     const stop = () => void stopGroup(child, { stdinGraceMs: 0 });

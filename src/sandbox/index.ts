@@ -13,6 +13,7 @@ export {
 } from './launch.js';
 export { type Denial, denialsOf, hostPattern, learnedProfile, type Observed } from './learn.js';
 export { hostAllowed, type NetworkProxy, type ProxyEvent, startNetworkProxy } from './network-proxy.js';
+export type { StartStep } from './npx-package.js';
 export { DEFAULT_DENIED_IN_HOME, expandPath, resolveProfile, type SandboxProfile } from './profile.js';
 export {
   denialLine,

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import type { SandboxSetting } from '../config/index.js';
 import { bwrapArgs, type PrivateDirs, SANDBOX_PROXY_PORT } from './bwrap-args.js';
 import { type NetworkProxy, type ProxyEvent, startNetworkProxy } from './network-proxy.js';
-import { parseNpx, prepareNpx } from './npx-package.js';
+import { parseNpx, prepareNpx, type StartStep } from './npx-package.js';
 import { resolveProfile, type SandboxProfile } from './profile.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { sandboxSupport } from './support.js';
@@ -31,7 +31,7 @@ export interface SandboxLaunchOptions {
   /** Stops the preparation (an npx install under way) when the start is given up. */
   signal?: AbortSignal;
   /** Told when a slow step begins (`installing @acme/notes-mcp`), for a timeout to say what it cut short. */
-  onStep?: (step: string) => void;
+  onStep?: (step: StartStep) => void;
 }
 
 /** A sandbox ready to start: the command line to spawn, and how to clean up once the server is gone. */

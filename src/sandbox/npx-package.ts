@@ -86,6 +86,12 @@ export function installedNpxBin(
   return found.sort((a, b) => b.at - a.at)[0]?.bin;
 }
 
+/** A slow step of a start: what it does, and the command that does it by hand (outside any timeout). */
+export interface StartStep {
+  doing: string;
+  byHand: string;
+}
+
 /**
  * The package's bin, installed first when it is not in the cache yet (`npm exec --yes --package=<spec>`,
  * outside the sandbox, as npx would). Throws one line when it cannot be.
@@ -94,13 +100,17 @@ export async function prepareNpx(
   npx: NpxCommand,
   env: Record<string, string>,
   cwd: string,
-  how: { signal?: AbortSignal | undefined; onStep?: ((step: string) => void) | undefined } = {},
+  how: { signal?: AbortSignal | undefined; onStep?: ((step: StartStep) => void) | undefined } = {},
 ): Promise<string> {
   const { signal } = how;
   const installed = installedNpxBin(npx, env, cwd);
   if (installed) return installed;
   mkdirSync(npmCache(env), { recursive: true });
-  how.onStep?.(`installing ${npx.spec}`);
+  if (signal?.aborted) throw new Error(`stopped before installing ${npx.spec}`);
+  how.onStep?.({
+    doing: `installing ${npx.spec}`,
+    byHand: `npm exec --yes --package=${npx.spec} -- node -e 0`,
+  });
   // From the cache's own directory, so npm installs into npx's cache rather than finding a project's.
   const outcome = await runToEnd(
     'npm',

@@ -111,7 +111,7 @@ describe.skipIf(missingEngines('bwrap'))('an npx server whose install outlasts i
     started.catch(() => undefined);
     await connected;
     await expect(started).rejects.toThrow(
-      'server "slow" failed to start (timeout): still installing @acme/slow after 1500 ms (a first start downloads the package); raise "startupTimeout" in its entry, or start it once to fill the cache',
+      'server "slow" failed to start (timeout): still installing @acme/slow after 1500 ms (a first start downloads the package); raise "startupTimeout" in its entry, or run `npm exec --yes --package=@acme/slow -- node -e 0` once',
     );
     expect(await processesUnder(root)).toEqual([]);
   }, 60_000);
