@@ -237,7 +237,8 @@ describe('mcpkit bridge serving', () => {
       cancellation: 'PASS',
       'stdio-hygiene': 'PASS',
     });
-  });
+    // Two CLI processes and a slow tool run to its end and cancelled: ~25 s on an idle 2-core machine.
+  }, 90_000);
 
   it('over HTTP on 127.0.0.1: reachable by the runtime, refuses a foreign Host/Origin', async () => {
     const bridge = await startBridgeHttp(fixture('bridge/contract.yaml'));

@@ -178,7 +178,8 @@ describe.concurrent('mcpkit check on the reference servers', () => {
       cancellation: 'SKIP',
       prompts: 'SKIP',
     });
-  });
+    // The robustness gate waits out each frame the server leaves unanswered (half the timeout each): slow by design.
+  }, 90_000);
 
   it('server-everything (Streamable HTTP): no DNS-rebinding protection and 400 for unknown sessions', async () => {
     const http = await startEverythingHttp('streamableHttp');
