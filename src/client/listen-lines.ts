@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
+import { LineSplitter, MAX_LINE_LENGTH } from '../internal/line-splitter.js';
 
 /**
  * Liberal in what we accept: a `subscriptions/listen` stream sent as `application/json` lines (one JSON-RPC
@@ -43,21 +44,28 @@ function isListen(init: RequestInit | undefined): boolean {
   }
 }
 
-/** Each non-empty line of text becomes one SSE `message` event. */
+/**
+ * Each non-empty line of text becomes one SSE `message` event: split by the stdio transport's
+ * {@link LineSplitter} (each chunk scanned once, a line over {@link MAX_LINE_LENGTH} dropped as it comes, so an
+ * upstream that never sends a newline costs neither memory nor time).
+ */
 function linesToEvents(): TransformStream<string, string> {
-  let pending = '';
-  const event = (line: string) => (line.trim() === '' ? '' : `event: message\ndata: ${line.trim()}\n\n`);
+  let out: string[] = [];
+  const lines = new LineSplitter((line) => {
+    if (line.trim() !== '') out.push(`event: message\ndata: ${line.trim()}\n\n`);
+  });
+  const emit = (controller: TransformStreamDefaultController<string>) => {
+    if (out.length > 0) controller.enqueue(out.join(''));
+    out = [];
+  };
   return new TransformStream<string, string>({
     transform(chunk, controller) {
-      pending += chunk;
-      const lines = pending.split(/\r?\n/u);
-      pending = lines.pop() ?? '';
-      const out = lines.map(event).join('');
-      if (out) controller.enqueue(out);
+      lines.push(chunk);
+      emit(controller);
     },
     flush(controller) {
-      const out = event(pending);
-      if (out) controller.enqueue(out);
+      lines.flush();
+      emit(controller);
     },
   });
 }
