@@ -106,7 +106,11 @@ export class Endpoint {
     const subscriptions = { catalog: this.catalog, upstreams, downstreams };
     return (message, reply, context) => {
       // A 2026-07-28 listen stream over HTTP: the SDK serves it; the resources it names are subscribed to.
-      if (context) holdListened(subscriptions, message, context.signal);
+      const refused = context ? holdListened(subscriptions, message, context) : undefined;
+      if (refused) {
+        void reply(refused);
+        return true;
+      }
       return fast(message, reply, context);
     };
   }

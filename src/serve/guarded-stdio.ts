@@ -16,6 +16,11 @@ export interface InterceptContext {
   era: 'modern';
   /** Aborts when the HTTP client goes away before the answer. */
   signal: AbortSignal;
+  /**
+   * Calls `listener` once the request's answer is over: sent whole (a stream to its end), refused, or left by
+   * the client. What an intercept holds for a request it passes on to the SDK is released there.
+   */
+  onEnd(listener: () => void): void;
   /** Who the request's credentials name (a bearer token's name as `clientId`, an OAuth token's client and scopes). */
   authInfo?: AuthInfo;
 }

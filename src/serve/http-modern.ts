@@ -68,17 +68,80 @@ export function createModernAdapter(factory: McpServerFactory, options: ModernOp
         const answered = new Promise<Response | undefined>((resolve) => {
           reply = async (answer) => resolve(incoming.json(answer, statusOf(answer)));
         });
+        const end = answerEnd(incoming.signal);
         const context = {
           era: 'modern' as const,
           signal: incoming.signal,
+          onEnd: end.listen,
           ...(admitted.authInfo ? { authInfo: admitted.authInfo } : {}),
         };
-        if (options.intercept(message as unknown as JSONRPCMessage, reply, context)) return answered;
+        if (options.intercept(message as unknown as JSONRPCMessage, reply, context))
+          return answered.finally(end.now);
+        try {
+          return end.after(await fetch(admitted, message));
+        } catch (error) {
+          end.now();
+          throw error;
+        }
       }
       return fetch(admitted, message);
     },
     fetch,
     close: () => sdk.close(),
+  };
+}
+
+/**
+ * When an answer is over, for {@link InterceptContext.onEnd}: at once for an answer without a body, else when
+ * its body is read to the end or cancelled (the node door cancels it when the client leaves), or when the
+ * client goes away. A response is wrapped only when something listens.
+ */
+function answerEnd(signal: AbortSignal) {
+  const listeners: (() => void)[] = [];
+  let over = false;
+  const now = () => {
+    if (over) return;
+    over = true;
+    signal.removeEventListener('abort', now);
+    for (const listener of listeners.splice(0)) listener();
+  };
+  signal.addEventListener('abort', now, { once: true });
+  return {
+    now,
+    listen: (listener: () => void) => {
+      if (over) listener();
+      else listeners.push(listener);
+    },
+    after(response: Response): Response {
+      if (listeners.length === 0 || !response.body) {
+        now();
+        return response;
+      }
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const { done, value } = await reader.read();
+            if (done) {
+              controller.close();
+              now();
+            } else controller.enqueue(value);
+          } catch (error) {
+            controller.error(error);
+            now();
+          }
+        },
+        async cancel(reason) {
+          now();
+          await reader.cancel(reason).catch(() => undefined);
+        },
+      });
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    },
   };
 }
 

@@ -202,4 +202,40 @@ describe('gateway: a 2026-07-28 client’s own subscriptions/listen over HTTP', 
         : undefined,
     );
   });
+  it('releases what a listen the SDK refuses at once named, and refuses one naming over 100 resources', async () => {
+    const upstream = notes(true);
+    const { gateway } = await gatewayOf([upstream.config]);
+    const http = createHttpHandler(gateway.factory, { intercept: gateway.intercept(), bus: gateway.events });
+    onTestFinished(() => http.close());
+    const listen = (notifications: Record<string, unknown>) =>
+      modernResponse(http, 'subscriptions/listen', { notifications }, { capabilities: {} });
+    const bad = await listen({ toolsListChanged: 'not-a-boolean', resourceSubscriptions: ['note://a'] });
+    expect(((await bad.json()) as { error?: { code: number } }).error?.code).toBe(-32602);
+    // Subscribed upstream as the request came, then cancelled once its answer was over.
+    const opened = () =>
+      upstream.sent.filter(
+        (m) => 'method' in m && m.method === 'subscriptions/listen' && JSON.stringify(m).includes('note://a'),
+      ) as { id: string }[];
+    await eventually(() => (opened().length > 0 ? true : undefined));
+    await eventually(() =>
+      upstream.sent.some(
+        (m) =>
+          'method' in m &&
+          m.method === 'notifications/cancelled' &&
+          (m.params as { requestId?: unknown }).requestId === opened()[0]?.id,
+      )
+        ? true
+        : undefined,
+    );
+    const many = Array.from({ length: 101 }, (_, i) => `note://junk-${i}`);
+    const refused = await listen({ resourceSubscriptions: many });
+    expect(await refused.json()).toMatchObject({
+      error: {
+        code: -32602,
+        message:
+          'subscriptions/listen names 101 resources in params.notifications.resourceSubscriptions; the gateway follows at most 100 a stream: open several streams',
+      },
+    });
+    expect(upstream.sent.some((m) => JSON.stringify(m).includes('note://junk-'))).toBe(false);
+  });
 });
