@@ -2,7 +2,22 @@ import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontex
 
 /** How many events one session keeps for replay, and about how many bytes of them; older ones go first. */
 const KEPT = 200;
-const KEPT_BYTES = 2 * 1024 * 1024;
+const KEPT_BYTES = 512 * 1024;
+/** An event larger than this is not kept at all (a stream that drops during it cannot replay it). */
+const LARGEST = 4 * 1024 * 1024;
+
+/**
+ * What every session of the process keeps, together: when the sum passes `limit`, the session keeping the most
+ * gives up its oldest events first, so many sessions cannot add up to more than this.
+ */
+export interface EventBudget {
+  limit: number;
+  used: number;
+  stores: Set<MemoryEventStore>;
+}
+
+/** The process's budget: 32 MiB of replayable events across all sessions. */
+export const PROCESS_EVENT_BUDGET: EventBudget = { limit: 32 * 1024 * 1024, used: 0, stores: new Set() };
 
 /**
  * One 2025 session's SSE events, in memory, for a client that reconnects with `Last-Event-ID` (SEP-1699:
@@ -10,23 +25,55 @@ const KEPT_BYTES = 2 * 1024 * 1024;
  * priming event (an id, empty data, and the `retry` the session gives), so a client whose stream drops
  * mid-call knows where to resume. Replicas share theirs in Redis instead (`SessionEventStore`); a single
  * process keeps the last {@link KEPT} events of each session, at most {@link KEPT_BYTES} of them (the
- * latest always), dropped with the session.
+ * latest always, unless over {@link LARGEST}), and all sessions together at most their {@link EventBudget};
+ * `dispose()` with the session gives its share back.
  */
 export class MemoryEventStore implements EventStore {
   private readonly events: { id: EventId; streamId: StreamId; message: JSONRPCMessage; size: number }[] = [];
   private bytes = 0;
   private counter = 0;
 
+  constructor(private readonly budget: EventBudget = PROCESS_EVENT_BUDGET) {}
+
+  /** Bytes of events kept. */
+  get kept(): number {
+    return this.bytes;
+  }
+
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const id = `${streamId}/${++this.counter}`;
     // The priming event has nothing to replay: only its id is needed.
     if (Object.keys(message).length === 0) return id;
     const size = JSON.stringify(message).length;
+    if (size > LARGEST) return id;
+    this.budget.stores.add(this);
     this.events.push({ id, streamId, message, size });
     this.bytes += size;
+    this.budget.used += size;
     while (this.events.length > 1 && (this.events.length > KEPT || this.bytes > KEPT_BYTES))
-      this.bytes -= this.events.shift()?.size ?? 0;
+      this.dropOldest();
+    while (this.budget.used > this.budget.limit) {
+      let largest: MemoryEventStore | undefined;
+      for (const store of this.budget.stores) if (!largest || store.bytes > largest.bytes) largest = store;
+      if (!largest || largest.events.length === 0) break;
+      largest.dropOldest();
+    }
     return id;
+  }
+
+  /** Gives the session's events up (the session ended). */
+  dispose(): void {
+    this.budget.used -= this.bytes;
+    this.bytes = 0;
+    this.events.length = 0;
+    this.budget.stores.delete(this);
+  }
+
+  private dropOldest(): void {
+    const size = this.events.shift()?.size ?? 0;
+    this.bytes -= size;
+    this.budget.used -= size;
+    if (this.events.length === 0) this.budget.stores.delete(this);
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {

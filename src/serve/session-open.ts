@@ -35,19 +35,22 @@ async function build(
   events: SessionEventStore | undefined,
 ): Promise<{ transport: WebStandardStreamableHTTPServerTransport; session: HttpSession }> {
   const server = await maker.factory({ era: 'legacy' });
+  const memory = events ? undefined : new MemoryEventStore();
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
     // Every stream starts with a priming event and a `retry`, so a client whose stream drops resumes it
     // with Last-Event-ID (SEP-1699); replicas keep the events in Redis, one process in memory.
-    eventStore: events ?? new MemoryEventStore(),
+    eventStore: events ?? (memory as MemoryEventStore),
     retryInterval: RETRY_MS,
     onsessionclosed: (closed) => {
+      memory?.dispose();
       maker.sessions.remove(closed, 'deleted');
       // Ended for every replica, not only this one: no other may rebuild it from the sealed id.
       void maker.shared?.state?.endSession(closed).catch(() => undefined);
     },
   });
   transport.onclose = () => {
+    memory?.dispose();
     if (transport.sessionId) maker.sessions.remove(transport.sessionId, 'closed');
   };
   await server.connect(transport);
@@ -56,7 +59,10 @@ async function build(
     transport,
     inFlight: new Set(),
     lastSeen: 0,
-    close: () => server.close(),
+    close: () => {
+      memory?.dispose();
+      return server.close();
+    },
   } as HttpSession;
   return { transport, session };
 }
