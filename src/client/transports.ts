@@ -102,6 +102,11 @@ export function completeByDefault<T extends Transport>(transport: T): T {
     if ('method' in message && 'id' in message) {
       if (message.method === 'server/discover') discovering.add(message.id);
       else if (CACHEABLE.has(message.method)) cacheable.add(message.id);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // A request given up gets no answer: its id is forgotten here, or the sets would only grow.
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      discovering.delete(id);
+      cacheable.delete(id);
     }
     return send(message, options);
   };
@@ -116,9 +121,10 @@ export function completeByDefault<T extends Transport>(transport: T): T {
   const read = (message: JSONRPCMessage): JSONRPCMessage => {
     if ('method' in message || !('id' in message)) return message;
     const hinted = cacheable.delete(message.id);
+    const discovered = discovering.delete(message.id);
     if (!('result' in message) || typeof message.result !== 'object' || message.result === null)
       return message;
-    if (discovering.delete(message.id)) modern = true;
+    if (discovered) modern = true;
     if (!modern) return message;
     const result = message.result as Record<string, unknown>;
     const missing = {

@@ -208,7 +208,8 @@ export class Downstreams {
     signal?: AbortSignal,
   ): Promise<InputRound> {
     const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
-    const inputResponses: Record<string, unknown> = {};
+    // Null prototype: a key named `__proto__` is an answer like any other, not the object's prototype.
+    const inputResponses: Record<string, unknown> = Object.create(null);
     for (const [key, request] of Object.entries(requests))
       inputResponses[key] = await this.answer(server, request?.method, request?.params, signal);
     const { requestState } = result;
