@@ -10,6 +10,8 @@ import { extname, join, relative } from 'node:path';
 export interface NlQuery {
   query: string;
   file: string;
+  /** The line the comment sits on (after annotations), trimmed. */
+  under?: string;
 }
 
 /** How a language writes doc comments. */
@@ -91,6 +93,33 @@ export function docBlocks(
   return out;
 }
 
+/**
+ * Whether a line (trimmed) defines something: a function, class, method, field, type or a constant bound to a
+ * function. {@link docBlocks}' test is looser (any line shaped `name(` — `if (`, a call — passes it), so a block
+ * it finds may be a remark above a statement; those are blanked but, with `definitionsOnly`, not made queries.
+ */
+export function definesSomething(line: string): boolean {
+  if (
+    /^(if|else|for|while|do|switch|case|return|throw|try|catch|finally|await|yield|break|continue|new|super|this)\b/.test(
+      line,
+    )
+  )
+    return false;
+  return (
+    /^(export\s+)?(default\s+)?(declare\s+)?(async\s+)?(function\*?|class|interface|enum|type|abstract|def|fn|func|fun|struct|trait|impl|module|record|namespace)\b/.test(
+      line,
+    ) ||
+    /^((public|private|protected|static|final|abstract|synchronized|native|default|override|readonly|async|get|set|@\w+)\s+)+/.test(
+      line,
+    ) ||
+    /^(export\s+)?(const|let|var)\s+[\w$]+\s*=\s*(async\s*)?(\(|function|[\w$]+\s*=>)/.test(line) ||
+    /^(static\s+|async\s+|get\s+|set\s+|\*\s*)*[A-Za-z_$][\w$]*\s*(<[^>]*>)?\([^)]*\)\s*(:[^{]+)?\{\s*$/.test(
+      line,
+    ) ||
+    /^[\w$<>[\],.?]+(\s+[\w$<>[\],.?]+)*\s+[A-Za-z_$][\w$]*\s*\(/.test(line)
+  );
+}
+
 /** The first sentence of a doc comment, without markers, tags and markup; undefined if too short or long. */
 export function sentenceOf(text: string): string | undefined {
   const prose: string[] = [];
@@ -133,7 +162,11 @@ export function walk(root: string, dir = root, out: string[] = []): string[] {
  * Copies `root` to a temporary directory (mcpkit-bench-nl-*) with every doc comment blanked, and returns it
  * with up to `limit` queries from those comments (an even sample, the same every run).
  */
-export function blankedCopy(root: string, limit: number): { dir: string; queries: NlQuery[] } {
+export function blankedCopy(
+  root: string,
+  limit: number,
+  { definitionsOnly = false }: { definitionsOnly?: boolean } = {},
+): { dir: string; queries: NlQuery[] } {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-bench-nl-'));
   cpSync(root, dir, { recursive: true });
   const all: NlQuery[] = [];
@@ -144,7 +177,10 @@ export function blankedCopy(root: string, limit: number): { dir: string; queries
     if (blocks.length === 0) continue;
     for (const block of blocks) {
       const query = sentenceOf(block.text);
-      if (query) all.push({ query, file });
+      let next = block.end + 1;
+      while (next < lines.length && /^\s*(@\w|#\[|\[\w)/.test(lines[next] as string)) next++;
+      const under = (lines[next] ?? '').trim();
+      if (query && (!definitionsOnly || definesSomething(under))) all.push({ query, file, under });
       for (let line = block.start; line <= block.end; line++) lines[line] = '';
     }
     writeFileSync(path, lines.join('\n'));

@@ -171,7 +171,9 @@ const started = performance.now();
 const chosen = SETS.filter((s) => (!only || only.includes(s.name)) && (split === 'all' || s.split === split));
 for (const set of chosen) {
   const scratch = mkdtempSync(join(tmpdir(), 'mcpkit-bench-nlset-'));
-  const { dir, queries } = blankedCopy(rootOf(set, scratch), limit);
+  const { dir, queries } = blankedCopy(rootOf(set, scratch), limit, {
+    definitionsOnly: !process.argv.includes('--all-comments'),
+  });
   if (process.env.EXPAND) expandTree(dir, walk(dir), Number(process.env.EXPAND));
   try {
     const windows = new WindowBm25(dir);
