@@ -11,11 +11,13 @@
 // among its pairs, so the model column of `zod` is not held out for the model (marked).
 //
 //   tsx bench/search-nl.ts [--only=a,b] [--limit=100] [--split=held-out|tuned|all] [--verbose=mode] [--ablate]
+// [--all-comments] (queries from every comment block docBlocks finds, remarks above statements too: the sets
+// before issue 32's fourth round)
 // EXPAND=N (IDF=1) first writes N English words per 30 lines into the blanked copy (bench/nl-expand.ts).
 // W='{"fileEvidence": 0}' runs mcpkit's columns with other ranking weights; --ablate adds bm25 columns with one
 // signal off each (and TRY='[["name", {"path": 0.4}]]' more).
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +26,6 @@ import type { RankingWeights } from '../src/search/ranking/ranking.js';
 import { BUILTIN_MODEL_DIR, StaticModel } from '../src/search/vectors/static-model.js';
 import { corporaModules } from './corpora.js';
 import { expandTree } from './nl-expand.js';
-import { queryFeatures } from './nl-features.js';
 import { blankedCopy, walk } from './nl-queries.js';
 import { rankedFiles, WindowBm25 } from './search-baselines.js';
 
@@ -179,13 +180,7 @@ for (const set of chosen) {
     const windows = new WindowBm25(dir);
     const corpus = await CodeIndex.build(dir, { saved: false });
     const withModel = await CodeIndex.build(dir, { saved: false, model });
-    const fileTokens = new Map<string, Set<string>>();
     for (const q of queries) {
-      if (process.env.FEATURES)
-        appendFileSync(
-          process.env.FEATURES,
-          `${JSON.stringify({ set: set.name, query: q.query, split: set.split, language: set.language, file: q.file, rows: queryFeatures(corpus, withModel, dir, q.query, fileTokens) })}\n`,
-        );
       const scores: Record<string, number> = {
         'window-bm25': ndcg(windows.files(q.query, K), q.file),
         bm25: ndcg(filesOf(corpus, q.query, 'bm25'), q.file),

@@ -70,8 +70,8 @@ export class Bm25Index {
   private readonly tokenizer: (text: string) => string[];
 
   constructor(documents: readonly Bm25Document[] = [], options: Bm25Options = {}) {
-    this.k1 = options.k1 ?? Number(process.env.EXP_K1 ?? 1.2);
-    this.b = options.b ?? Number(process.env.EXP_B ?? 0.75);
+    this.k1 = options.k1 ?? 1.2;
+    this.b = options.b ?? 0.75;
     this.tokenizer = options.tokenize ?? ((text) => tokenize(text));
     for (const document of documents) this.add(document);
   }

@@ -54,8 +54,6 @@ export interface RankingWeights {
   translation: number;
   /** A query word's learned abbreviations in code (`context` → ctx; vectors/translation.ts) score at this weight. 0 = off. */
   abbreviation: number;
-  /** EXPERIMENT: exponent of a prose query word's learned self-translation probability. 0 = off. */
-  selfWeight: number;
 }
 
 /** The weights search uses unless told otherwise. */
@@ -76,7 +74,6 @@ export const DEFAULT_RANKING: Readonly<RankingWeights> = {
   fileName: 0.3,
   translation: 0,
   abbreviation: 0,
-  selfWeight: 0,
 };
 
 export const TEST_PATH = /(^|\/)(tests?|__tests__|spec|specs|e2e|fixtures?)(\/|$)|[._-](test|spec)\.[a-z]+$/i;

@@ -88,33 +88,10 @@ export function translatedTerms(
   terms?: Map<string, number>,
 ): Map<string, number> | undefined {
   const translation = weights.translation > 0 && isProse(query);
-  const selfW = ((weights as { selfWeight?: number }).selfWeight ?? 0) > 0 && isProse(query);
-  if (selfW && !translation && weights.abbreviation <= 0)
-    return selfWeighted(query, (weights as unknown as { selfWeight: number }).selfWeight, terms);
   if (!translation && weights.abbreviation <= 0) return undefined;
   const shipped = Translation.builtin();
   let out = terms ?? new Map(tokenize(query).map((t) => [t, 1]));
   if (translation) out = shipped.expand(query, weights.translation, indexed, out);
   if (weights.abbreviation > 0) out = shipped.abbreviate(query, weights.abbreviation, indexed, out);
-  return out;
-}
-
-let selfTable: Map<string, [number, number, number]> | undefined;
-function selfWeighted(query: string, alpha: number, terms?: Map<string, number>): Map<string, number> {
-  if (!selfTable) {
-    const { words } = JSON.parse(
-      readFileSync(process.env.EXP_SELF ?? '/tmp/exp/self-stats.json', 'utf8'),
-    ) as {
-      words: Record<string, [number, number, number]>;
-    };
-    selfTable = new Map(Object.entries(words));
-  }
-  const unknown = Number(process.env.EXP_SELF_UNKNOWN ?? 0.5);
-  const out = terms ?? new Map(tokenize(query).map((t) => [t, 1]));
-  for (const [term, w] of out) {
-    const row = selfTable.get(term);
-    const p = row ? (row[1] + 1) / (row[0] + 2) : unknown;
-    out.set(term, w * p ** alpha);
-  }
   return out;
 }
