@@ -109,7 +109,7 @@ export function definesSomething(line: string): boolean {
     /^(export\s+)?(default\s+)?(declare\s+)?(async\s+)?(function\*?|class|interface|enum|type|abstract|def|fn|func|fun|struct|trait|impl|module|record|namespace)\b/.test(
       line,
     ) ||
-    /^((public|private|protected|static|final|abstract|synchronized|native|default|override|readonly|async|get|set|@\w+)\s+)+/.test(
+    /^((public|private|protected|static|final|abstract|synchronized|native|default|override|readonly|async|get|set|pub(\([\w:]+\))?|local|extern|inline|unsafe|virtual|open|internal|@\w+)\s+)+/.test(
       line,
     ) ||
     /^(export\s+)?(const|let|var)\s+[\w$]+\s*=\s*(async\s*)?(\(|function|[\w$]+\s*=>)/.test(line) ||

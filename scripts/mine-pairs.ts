@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { docBlocks, STYLE, type Style } from '../bench/nl-queries.js';
+import { definesSomething, docBlocks, STYLE, type Style } from '../bench/nl-queries.js';
 import { tokenize } from '../src/search/lexical/tokenize.js';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
@@ -39,10 +39,19 @@ export interface MineOptions {
    * demand). The static model keeps the narrower one it was trained on.
    */
   wide?: boolean;
+  /**
+   * Only comments above a definition (`definesSomething`): docBlocks' own test also passes remarks above `if (`,
+   * `return f(` and calls, which are not doc comments.
+   */
+  definitionsOnly?: boolean;
 }
 
 /** Mines up to `max` pairs, logging each root's count to stdout. */
-export function minePairs({ max = 200_000, wide = false }: MineOptions = {}): MinedPairs {
+export function minePairs({
+  max = 200_000,
+  wide = false,
+  definitionsOnly = false,
+}: MineOptions = {}): MinedPairs {
   /** Debian packages whose source trees are mined (golang-*-dev, librust-*-dev, python3-*, ruby-*, php-*). */
   const DEBIAN = [
     'openjdk-17-source',
@@ -171,8 +180,14 @@ export function minePairs({ max = 200_000, wide = false }: MineOptions = {}): Mi
     for (const file of sources(root)) {
       files++;
       const lines = readFileSync(file, 'utf8').split('\n');
-      const blocks = docBlocks(lines, STYLE[extname(file)] as Style);
+      const style = STYLE[extname(file)] as Style;
+      const blocks = docBlocks(lines, style);
       blocks.forEach((block, i) => {
+        if (definitionsOnly && style !== 'python') {
+          let next = block.end + 1;
+          while (next < lines.length && /^\s*(@\w|#\[|\[\w)/.test(lines[next] as string)) next++;
+          if (!definesSomething((lines[next] ?? '').trim())) return;
+        }
         const comment = tokenize(block.text.replace(/@\w+|[{}]/g, ' '));
         if (comment.length < 3 || seen.has(block.text)) return;
         seen.add(block.text);

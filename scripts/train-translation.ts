@@ -4,6 +4,7 @@
 // indexed code tokens its words translate to (src/search/vectors/translation.ts).
 //
 //   tsx scripts/train-translation.ts [OUT_FILE]        (2 cores: about a minute after mining)
+//   DEFINITIONS_ONLY=1: pairs only from comments above a definition (181k instead of 254k; issue 32, fourth round)
 //
 // Data: the (doc comment, code) pairs of scripts/mine-pairs.ts (the same the static model learns from; semble's
 // repositories and every benchmark tree left out). The English side is the comment's first sentence (what a person
@@ -37,6 +38,7 @@ const SETTINGS = {
 const { pairs, files, versions, excluded, licences } = minePairs({
   max: Number(process.env.MAX_PAIRS ?? 400_000),
   wide: process.env.NARROW !== '1',
+  definitionsOnly: process.env.DEFINITIONS_ONLY === '1',
 });
 
 // Token ids: English and code vocabularies by the number of pairs that hold them.
