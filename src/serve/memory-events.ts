@@ -25,11 +25,17 @@ export const PROCESS_EVENT_BUDGET: EventBudget = { limit: 32 * 1024 * 1024, used
  * priming event (an id, empty data, and the `retry` the session gives), so a client whose stream drops
  * mid-call knows where to resume. Replicas share theirs in Redis instead (`SessionEventStore`); a single
  * process keeps the last {@link KEPT} events of each session, at most {@link KEPT_BYTES} of them (the
- * latest always, unless over {@link LARGEST}), and all sessions together at most their {@link EventBudget};
+ * latest event and the latest answer always, unless over {@link LARGEST}), and all sessions together at most their {@link EventBudget};
  * `dispose()` with the session gives its share back.
  */
 export class MemoryEventStore implements EventStore {
-  private readonly events: { id: EventId; streamId: StreamId; message: JSONRPCMessage; size: number }[] = [];
+  private readonly events: {
+    id: EventId;
+    streamId: StreamId;
+    message: JSONRPCMessage;
+    size: number;
+    answer: boolean;
+  }[] = [];
   private bytes = 0;
   private counter = 0;
 
@@ -47,16 +53,18 @@ export class MemoryEventStore implements EventStore {
     const size = JSON.stringify(message).length;
     if (size > LARGEST) return id;
     this.budget.stores.add(this);
-    this.events.push({ id, streamId, message, size });
+    this.events.push({ id, streamId, message, size, answer: isAnswer(message) });
     this.bytes += size;
     this.budget.used += size;
+    // The session's latest answer stays: a notification after it (a `list_changed` sent to every session, a log
+    // line) must not push out the one event a client whose stream dropped mid-call is waiting for.
     while (this.events.length > 1 && (this.events.length > KEPT || this.bytes > KEPT_BYTES))
-      this.dropOldest();
+      if (!this.dropOldest(this.latestAnswer())) break;
     while (this.budget.used > this.budget.limit) {
       let largest: MemoryEventStore | undefined;
       for (const store of this.budget.stores) if (!largest || store.bytes > largest.bytes) largest = store;
       if (!largest || largest.events.length === 0) break;
-      largest.dropOldest();
+      largest.dropOldest(-1);
     }
     return id;
   }
@@ -69,11 +77,24 @@ export class MemoryEventStore implements EventStore {
     this.budget.stores.delete(this);
   }
 
-  private dropOldest(): void {
-    const size = this.events.shift()?.size ?? 0;
+  /** Where the session's latest answer (a result or an error) is among its events; -1 if none. */
+  private latestAnswer(): number {
+    for (let at = this.events.length - 1; at >= 0; at--) if (this.events[at]?.answer) return at;
+    return -1;
+  }
+
+  /**
+   * Drops the oldest event but the one at `keep` (-1: none) and, when keeping one, the newest; false when no other
+   * is left.
+   */
+  private dropOldest(keep: number): boolean {
+    const at = keep === 0 ? 1 : 0;
+    if (at >= this.events.length || (keep >= 0 && at === this.events.length - 1)) return false;
+    const size = this.events.splice(at, 1)[0]?.size ?? 0;
     this.bytes -= size;
     this.budget.used -= size;
     if (this.events.length === 0) this.budget.stores.delete(this);
+    return true;
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
@@ -94,6 +115,11 @@ export class MemoryEventStore implements EventStore {
     }
     return streamId;
   }
+}
+
+/** A response to a request: what a client resuming a call's stream needs most. */
+function isAnswer(message: JSONRPCMessage): boolean {
+  return 'id' in message && ('result' in message || 'error' in message);
 }
 
 function streamOf(eventId: EventId): StreamId | undefined {

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { createHttpHandler } from '../../src/serve/index.js';
 import { MemoryEventStore, PROCESS_EVENT_BUDGET } from '../../src/serve/memory-events.js';
 import { eventually } from '../helpers/eventually.js';
+import { sseEvents } from '../helpers/sse.js';
 
 const log = (text: string): JSONRPCMessage => ({
   jsonrpc: '2.0',
@@ -58,6 +59,40 @@ describe('MemoryEventStore: one 2025 session’s SSE events for Last-Event-ID', 
     expect((await replay(store, priming)).sent).toEqual([['a/5', '44444']]);
   });
 
+  it('keeps the latest answer when notifications after it pass the allowance, and the newest event beside it', async () => {
+    const store = new MemoryEventStore({ limit: 64 * 1024 * 1024, used: 0, stores: new Set() });
+    const call = await store.storeEvent('call', {} as JSONRPCMessage);
+    const answer = (id: number, text: string): JSONRPCMessage => ({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text }] },
+    });
+    await store.storeEvent('call', answer(1, 'A'.repeat(2 * 1024 * 1024)));
+    // What an upstream sends right after such a call, to every session: it must not push the answer out.
+    await store.storeEvent('standalone', { jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    await store.storeEvent('standalone', log('after'));
+    const texts = async (after: string) => {
+      const sent: string[] = [];
+      await store.replayEventsAfter(after, {
+        send: async (_, message) => {
+          const result = (message as { result?: { content: { text: string }[] } }).result;
+          sent.push(
+            result ? `${result.content[0]?.text.slice(0, 3)} (${result.content[0]?.text.length})` : 'other',
+          );
+        },
+      });
+      return sent;
+    };
+    expect(await texts(call)).toEqual([`AAA (${2 * 1024 * 1024})`]);
+    // The newest event is kept too; the notification before it went.
+    expect((await replay(store, 'standalone/0')).sent).toEqual([['standalone/4', 'after']]);
+    // A newer answer takes its place.
+    const second = await store.storeEvent('second', {} as JSONRPCMessage);
+    await store.storeEvent('second', answer(2, 'B'.repeat(600 * 1024)));
+    expect(await texts(call)).toEqual([]);
+    expect(await texts(second)).toEqual([`BBB (${600 * 1024})`]);
+  });
+
   it('shares one budget among sessions: the one keeping most gives up its oldest, and a closed one gives all back', async () => {
     const budget = { limit: 1024 * 1024, used: 0, stores: new Set<MemoryEventStore>() };
     const sessions = Array.from({ length: 8 }, () => new MemoryEventStore(budget));
@@ -76,47 +111,78 @@ describe('MemoryEventStore: one 2025 session’s SSE events for Last-Event-ID', 
   });
 });
 
+/** A handler serving `server()` and a 2025 session opened on it: its headers and a POST helper. */
+async function session2025(server: () => McpServer) {
+  const handler = createHttpHandler(server);
+  onTestFinished(() => handler.close());
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    handler.request('/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+  const opened = await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  await opened.text();
+  const session = {
+    'mcp-session-id': opened.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-11-25',
+  };
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+  const call = (id: number) =>
+    post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'big', arguments: {} } }, session);
+  return { handler, session, call };
+}
+
+function bigServer(size: number, made: McpServer[] = []): () => McpServer {
+  return () => {
+    const server = new McpServer({ name: 'big', version: '1' });
+    server.registerTool('big', { inputSchema: z.object({}) }, async () => ({
+      content: [{ type: 'text', text: 'x'.repeat(size) }],
+    }));
+    server.registerResource('doc', 'test://doc', {}, async () => ({
+      contents: [{ uri: 'test://doc', text: 'd' }],
+    }));
+    made.push(server);
+    return server;
+  };
+}
+
 describe('a 2025 session’s events over HTTP', () => {
   it('count toward the process budget while the session lives, and are given back when it is deleted', async () => {
-    const handler = createHttpHandler(() => {
-      const server = new McpServer({ name: 'big', version: '1' });
-      server.registerTool('big', { inputSchema: z.object({}) }, async () => ({
-        content: [{ type: 'text', text: 'x'.repeat(100_000) }],
-      }));
-      return server;
-    });
-    onTestFinished(() => handler.close());
-    const post = (body: unknown, headers: Record<string, string> = {}) =>
-      handler.request('/mcp', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
     const before = PROCESS_EVENT_BUDGET.used;
-    const opened = await post({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    });
-    await opened.text();
-    const session = {
-      'mcp-session-id': opened.headers.get('mcp-session-id') ?? '',
-      'mcp-protocol-version': '2025-06-18',
-    };
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
-    const answer = await post(
-      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big', arguments: {} } },
-      session,
-    );
-    expect(await answer.text()).toContain('x'.repeat(1000));
+    const { handler, session, call } = await session2025(bigServer(100_000));
+    expect(await (await call(1)).text()).toContain('x'.repeat(1000));
     expect(PROCESS_EVENT_BUDGET.used - before).toBeGreaterThan(100_000);
     const deleted = await handler.request('/mcp', { method: 'DELETE', headers: session });
     expect(deleted.status).toBe(200);
     await eventually(() => (PROCESS_EVENT_BUDGET.used === before ? true : undefined));
+  });
+
+  it('replay a 1 MB answer to a client that lost its stream, though a list_changed came after it', async () => {
+    const made: McpServer[] = [];
+    const { handler, session, call } = await session2025(bigServer(1_000_000, made));
+    const text = await (await call(1)).text();
+    const priming = sseEvents(text)[0]?.id as string;
+    // What an upstream sends after such a call (server-everything's gzip tool does): a notification to the session.
+    for (const server of made) await server.server.sendResourceListChanged();
+    const resumed = await handler.request('/mcp', {
+      method: 'GET',
+      headers: { ...session, accept: 'text/event-stream', 'last-event-id': priming },
+    });
+    const body = await resumed.text();
+    const results = sseEvents(body).map(
+      ({ data }) =>
+        ((data?.result as { content: { text: string }[] } | undefined)?.content[0]?.text ?? '').length,
+    );
+    expect(results).toEqual([1_000_000]);
   });
 });
