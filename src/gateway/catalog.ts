@@ -207,6 +207,8 @@ export async function buildCatalog(
     }
     for (const listed of templates) {
       const template = { ...listed, uriTemplate: uri(listed.uriTemplate) };
+      // Two servers with one template (two copies of server-everything): the first serves it, as with URIs.
+      if (catalog.templates.some((t) => t.template.uriTemplate === template.uriTemplate)) continue;
       let matcher: UriTemplate | undefined;
       try {
         matcher = new UriTemplate(template.uriTemplate);

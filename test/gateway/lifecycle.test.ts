@@ -241,6 +241,24 @@ describe('gateway: names', () => {
       'prefix "none" needs names that do not collide, but tool "crash" of b clashes with a\'s',
     );
   });
+  it('lists a resource or template two upstreams share once, and reads it from the first', async () => {
+    const shared = { RESOURCE_SCHEME: 'shared' };
+    await writeProjectConfig(ws, { a: upstream('a', shared), b: upstream('b', shared) });
+    const client = (gw = await connectGateway(ws)).client;
+    await eventually('both upstreams ready', async () => {
+      const status = (await client.readResource({ uri: 'mcpkit://gateway/status' })).contents[0] as {
+        text: string;
+      };
+      const states = JSON.parse(status.text).servers.map((s: { state: string }) => s.state);
+      return states.join() === 'ready,ready' ? true : undefined;
+    });
+    const { resources } = await gw.client.listResources();
+    expect(resources.filter((r) => r.uri.startsWith('shared:')).map((r) => r.uri)).toEqual(['shared://info']);
+    const { resourceTemplates } = await gw.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['shared://items/{id}']);
+    const item = await gw.client.readResource({ uri: 'shared://items/7' });
+    expect(item.contents[0]).toMatchObject({ text: 'a says shared://items/7' });
+  });
 });
 
 describe('gateway: protocol generations', () => {
