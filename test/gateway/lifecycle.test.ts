@@ -244,7 +244,8 @@ describe('gateway: names', () => {
   it('lists a resource or template two upstreams share once, and reads it from the first', async () => {
     const shared = { RESOURCE_SCHEME: 'shared' };
     await writeProjectConfig(ws, { a: upstream('a', shared), b: upstream('b', shared) });
-    const client = (gw = await connectGateway(ws)).client;
+    gw = await connectGateway(ws);
+    const { client } = gw;
     await eventually('both upstreams ready', async () => {
       const status = (await client.readResource({ uri: 'mcpkit://gateway/status' })).contents[0] as {
         text: string;
