@@ -47,12 +47,15 @@ const COMMENT: Record<Exclude<Style, 'python'>, RegExp> = {
 const DEFINITION =
   /\b(class|struct|interface|enum|trait|fn|func|fun|def|function|module|protocol|extension|object|impl|record|void|static|public|private|protected|internal|export|local|sub)\b|^\s*[A-Za-z_][\w:<>*&\s]*\(/;
 
-/** Blocks of doc comment: 0-based inclusive line ranges (the definition follows each), and their text. */
+/**
+ * Blocks of doc comment: 0-based inclusive line ranges (the definition follows each), their text, and the line
+ * they document, trimmed (the one under the block past annotations; a Python docstring's `def` or `class` line).
+ */
 export function docBlocks(
   lines: string[],
   style: Style,
-): Array<{ start: number; end: number; text: string }> {
-  const out: Array<{ start: number; end: number; text: string }> = [];
+): Array<{ start: number; end: number; text: string; under: string }> {
+  const out: Array<{ start: number; end: number; text: string; under: string }> = [];
   if (style === 'python') {
     for (let i = 0; i < lines.length - 1; i++) {
       if (!/^\s*(async\s+def|def|class)\s/.test(lines[i] as string)) continue;
@@ -66,6 +69,7 @@ export function docBlocks(
       out.push({
         start: j,
         end: k,
+        under: (lines[i] as string).trim(),
         text: lines
           .slice(j, k + 1)
           .join('\n')
@@ -88,7 +92,12 @@ export function docBlocks(
     // Attributes and annotations between a doc comment and its definition (`@Override`, `#[inline]`).
     while (next < lines.length && /^\s*(@\w|#\[|\[\w)/.test(lines[next] as string)) next++;
     if (next < lines.length && DEFINITION.test(lines[next] as string))
-      out.push({ start, end: i - 1, text: lines.slice(start, i).join('\n') });
+      out.push({
+        start,
+        end: i - 1,
+        text: lines.slice(start, i).join('\n'),
+        under: (lines[next] as string).trim(),
+      });
   }
   return out;
 }
@@ -177,10 +186,8 @@ export function blankedCopy(
     if (blocks.length === 0) continue;
     for (const block of blocks) {
       const query = sentenceOf(block.text);
-      let next = block.end + 1;
-      while (next < lines.length && /^\s*(@\w|#\[|\[\w)/.test(lines[next] as string)) next++;
-      const under = (lines[next] ?? '').trim();
-      if (query && (!definitionsOnly || definesSomething(under))) all.push({ query, file, under });
+      if (query && (!definitionsOnly || definesSomething(block.under)))
+        all.push({ query, file, under: block.under });
       for (let line = block.start; line <= block.end; line++) lines[line] = '';
     }
     writeFileSync(path, lines.join('\n'));

@@ -180,14 +180,9 @@ export function minePairs({
     for (const file of sources(root)) {
       files++;
       const lines = readFileSync(file, 'utf8').split('\n');
-      const style = STYLE[extname(file)] as Style;
-      const blocks = docBlocks(lines, style);
+      const blocks = docBlocks(lines, STYLE[extname(file)] as Style);
       blocks.forEach((block, i) => {
-        if (definitionsOnly && style !== 'python') {
-          let next = block.end + 1;
-          while (next < lines.length && /^\s*(@\w|#\[|\[\w)/.test(lines[next] as string)) next++;
-          if (!definesSomething((lines[next] ?? '').trim())) return;
-        }
+        if (definitionsOnly && !definesSomething(block.under)) return;
         const comment = tokenize(block.text.replace(/@\w+|[{}]/g, ' '));
         if (comment.length < 3 || seen.has(block.text)) return;
         seen.add(block.text);

@@ -34,9 +34,9 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 
 /**
  * The live 2025 sessions. Abandoned sessions (a client that never sends DELETE; the MCP Inspector's CLI is one)
- * cost about 21 KB of heap each behind the gateway (1,000 idle ones: +55 MB RSS, 6 KB of each the task schemas
- * since built once) and used to live until exit: they are closed after `idleMs` without traffic, and past `maxSessions` the least
- * recently used one makes room. Iteration order of the map is recency order (a use moves it to the end).
+ * cost about 21 KB of heap each behind the gateway (1,000 idle ones: +55 MB RSS; 6 KB of each was the task
+ * schemas, since built once) and used to live until exit: they are closed after `idleMs` without traffic, and
+ * past `maxSessions` the least recently used one makes room. Iteration order of the map is recency order (a use moves it to the end).
  */
 export class HttpSessions {
   private readonly live = new Map<string, HttpSession>();
